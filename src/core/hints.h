@@ -1,0 +1,65 @@
+/* Storage-window hints: parsing and validation, without MPI. The module
+ * layer feeds key/value pairs from MPISW_HINTS first and MPI_Info second. */
+#ifndef MPISW_CORE_HINTS_H
+#define MPISW_CORE_HINTS_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define MPISW_PATH_MAX 4096
+
+/* access_style flags */
+enum {
+  MPISW_ACCESS_READ_ONCE = 1 << 0,
+  MPISW_ACCESS_WRITE_ONCE = 1 << 1,
+  MPISW_ACCESS_READ_MOSTLY = 1 << 2,
+  MPISW_ACCESS_WRITE_MOSTLY = 1 << 3,
+  MPISW_ACCESS_SEQUENTIAL = 1 << 4,
+  MPISW_ACCESS_REVERSE_SEQUENTIAL = 1 << 5,
+  MPISW_ACCESS_RANDOM = 1 << 6,
+};
+
+struct mpisw_hints {
+  int storage;                       /* alloc_type=storage */
+  char filename[MPISW_PATH_MAX];     /* as given, before %r/%h expansion */
+  int has_filename;
+  uint64_t offset;
+  double factor;                     /* storage share; 1 by default */
+  int factor_auto;
+  int storage_first;
+  int unlink;                        /* -1: default (depends on the path kind) */
+  int discard;
+  unsigned access;                   /* MPISW_ACCESS_* */
+  int file_perm;                     /* -1: default 0600 */
+  long striping_factor;              /* 0: not given */
+  long striping_unit;
+};
+
+void mpisw_hints_init(struct mpisw_hints *h);
+
+/* 1 if the key is one of ours (the module asks MPI_Info only for these). */
+int mpisw_hints_known(const char *key);
+extern const char *const mpisw_hint_keys[];
+
+/* Applies one key/value. Unknown keys are ignored (returns 0); a bad value
+ * fills *e (kind HINT, message naming the key and value) and returns -1. */
+int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
+                    struct mpisw_error *e);
+
+/* Applies "key=value;key=value" (MPISW_HINTS). Keys for which skip(key, arg)
+ * returns nonzero are left alone, so explicit MPI_Info values win. */
+int mpisw_hints_parse_env(struct mpisw_hints *h, const char *text,
+                          int (*skip)(const char *key, void *arg), void *arg,
+                          struct mpisw_error *e);
+
+/* Checks that needs all keys (filename required for storage). */
+int mpisw_hints_check(const struct mpisw_hints *h, struct mpisw_error *e);
+
+/* "4096", "64K", "1M", "2G", "1T" (powers of 1024). Returns -1 on junk. */
+int mpisw_parse_size(const char *text, uint64_t *out);
+
+/* Formats the access flags back as "sequential,random". */
+void mpisw_access_format(unsigned access, char *buf, int len);
+
+#endif

@@ -1,0 +1,76 @@
+#include "core/memlimit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int read_u64(const char *path, uint64_t *out) {
+  FILE *f = fopen(path, "r");
+  char buf[64];
+  if (!f) return -1;
+  char *ok = fgets(buf, sizeof buf, f);
+  fclose(f);
+  if (!ok) return -1;
+  if (!strncmp(buf, "max", 3)) {
+    *out = UINT64_MAX;
+    return 0;
+  }
+  char *end;
+  *out = strtoull(buf, &end, 10);
+  return end == buf ? -1 : 0;
+}
+
+uint64_t mpisw_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  unsigned long long kb;
+  uint64_t avail = UINT64_MAX;
+  if (!f) return avail;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+      avail = (uint64_t)kb * 1024;
+      break;
+    }
+  fclose(f);
+  return avail;
+}
+
+static uint64_t v2_room(const char *rel) {
+  char dir[4096], path[4200 + 16];
+  uint64_t room = UINT64_MAX;
+  snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", rel);
+  for (;;) {
+    uint64_t max, cur;
+    snprintf(path, sizeof path, "%s/memory.max", dir);
+    if (read_u64(path, &max) == 0 && max != UINT64_MAX) {
+      snprintf(path, sizeof path, "%s/memory.current", dir);
+      if (read_u64(path, &cur) != 0) cur = 0;
+      uint64_t r = max > cur ? max - cur : 0;
+      if (r < room) room = r;
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir || !strcmp(dir, "/sys/fs/cgroup")) break;
+    *slash = 0;
+  }
+  return room;
+}
+
+uint64_t mpisw_cgroup_room(void) {
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  char line[4096];
+  uint64_t room = UINT64_MAX;
+  if (!f) return room;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    if (!strncmp(line, "0::", 3)) { /* cgroup v2 */
+      room = v2_room(line + 3);
+    } else if (strstr(line, ":memory:")) { /* cgroup v1 */
+      uint64_t lim, use;
+      if (read_u64("/sys/fs/cgroup/memory/memory.limit_in_bytes", &lim) == 0 &&
+          read_u64("/sys/fs/cgroup/memory/memory.usage_in_bytes", &use) == 0 && lim < (1ULL << 60))
+        room = lim > use ? lim - use : 0;
+    }
+  }
+  fclose(f);
+  return room;
+}

@@ -1,0 +1,15 @@
+/* How much memory a process may still use: MemAvailable, the cgroup's room,
+ * or MPISW_MEMORY_LIMIT. Feeds storage_alloc_factor=auto. */
+#ifndef MPISW_CORE_MEMLIMIT_H
+#define MPISW_CORE_MEMLIMIT_H
+
+#include <stdint.h>
+
+/* MemAvailable from /proc/meminfo, in bytes (UINT64_MAX when unknown). */
+uint64_t mpisw_mem_available(void);
+
+/* Room left in the memory cgroup of this process: memory.max minus
+ * memory.current, smallest along the hierarchy (UINT64_MAX: no limit). */
+uint64_t mpisw_cgroup_room(void);
+
+#endif

@@ -1,0 +1,65 @@
+#include "core/path.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int mpisw_path_expand(const char *pattern, int rank, const char *host, char *out,
+                      size_t outlen, struct mpisw_error *e) {
+  size_t o = 0;
+  for (const char *p = pattern; *p; p++) {
+    char num[24];
+    const char *ins = NULL;
+    char one[2] = {*p, 0};
+    if (*p == '%') {
+      p++;
+      if (*p == 'r') {
+        snprintf(num, sizeof num, "%d", rank);
+        ins = num;
+      } else if (*p == 'h') {
+        ins = host;
+      } else if (*p == '%') {
+        ins = "%";
+      } else {
+        return mpisw_fail(e, MPISW_K_HINT,
+                          "storage_alloc_filename: '%s' has '%%%c'; only %%r, %%h and %%%% "
+                          "are expanded",
+                          pattern, *p ? *p : ' ');
+      }
+    } else {
+      ins = one;
+    }
+    size_t n = strlen(ins);
+    if (o + n >= outlen)
+      return mpisw_fail(e, MPISW_K_HINT, "storage_alloc_filename: '%s' expands too long",
+                        pattern);
+    memcpy(out + o, ins, n);
+    o += n;
+  }
+  out[o] = 0;
+  return 0;
+}
+
+void mpisw_path_hostname(char *out, size_t len) {
+  if (gethostname(out, len) != 0) snprintf(out, len, "unknown");
+  out[len - 1] = 0;
+  char *dot = strchr(out, '.');
+  if (dot) *dot = 0;
+}
+
+int mpisw_path_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void mpisw_path_parent(const char *path, char *out, size_t len) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(out, len, ".");
+  } else if (slash == path) {
+    snprintf(out, len, "/");
+  } else {
+    snprintf(out, len, "%.*s", (int)(slash - path), path);
+  }
+}

@@ -1,0 +1,22 @@
+/* File names of storage windows: %r/%h expansion and unique names. */
+#ifndef MPISW_CORE_PATH_H
+#define MPISW_CORE_PATH_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* Expands %r (rank), %h (host name) and %% in pattern into out. */
+int mpisw_path_expand(const char *pattern, int rank, const char *host, char *out,
+                      size_t outlen, struct mpisw_error *e);
+
+/* The node's name for %h: gethostname(), cut at the first dot. */
+void mpisw_path_hostname(char *out, size_t len);
+
+/* 1 if path names an existing directory (following symlinks). */
+int mpisw_path_is_dir(const char *path);
+
+/* Writes the parent directory of path into out ("." when there is none). */
+void mpisw_path_parent(const char *path, char *out, size_t len);
+
+#endif

@@ -1,0 +1,246 @@
+#include "core/storage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/lustre.h"
+#include "core/path.h"
+
+uint64_t mpisw_page_size(void) {
+  static uint64_t page;
+  if (!page) page = (uint64_t)sysconf(_SC_PAGESIZE);
+  return page;
+}
+
+int mpisw_current_umask(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  int mask = 022;
+  if (!f) return mask;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Umask: %o", (unsigned *)&mask) == 1) break;
+  fclose(f);
+  return mask;
+}
+
+void mpisw_file_init(struct mpisw_file *f) {
+  memset(f, 0, sizeof *f);
+  f->fd = -1;
+}
+
+static int open_error(struct mpisw_error *e, const char *path, int err) {
+  char dir[MPISW_PATH_MAX];
+  if (err == ENOENT) {
+    mpisw_path_parent(path, dir, sizeof dir);
+    if (!mpisw_path_is_dir(dir))
+      return mpisw_fail(e, MPISW_K_NOFILE,
+                        "storage_alloc_filename: '%s': directory '%s' does not exist", path,
+                        dir);
+    return mpisw_fail(e, MPISW_K_NOFILE, "storage_alloc_filename: '%s': no such file", path);
+  }
+  if (err == ELOOP)
+    return mpisw_fail(e, MPISW_K_ACCESS,
+                      "storage_alloc_filename: '%s' is a symbolic link; mpisw does not "
+                      "follow it (name the target instead)",
+                      path);
+  if (err == EROFS)
+    return mpisw_fail(e, MPISW_K_ACCESS,
+                      "storage_alloc_filename: '%s': read-only file system", path);
+  if (err == EACCES || err == EPERM)
+    return mpisw_fail(e, MPISW_K_ACCESS,
+                      "storage_alloc_filename: '%s': permission denied (%s)", path,
+                      strerror(err));
+  return mpisw_fail(e, mpisw_errno_kind(err), "storage_alloc_filename: '%s': %s", path,
+                    strerror(err));
+}
+
+static int open_unique(struct mpisw_file *f, const char *dir, const struct mpisw_file_opts *o,
+                       struct mpisw_error *e) {
+  char host[64];
+  mpisw_path_hostname(host, sizeof host);
+  int n = snprintf(f->path, sizeof f->path, "%s/mpisw-%s-%s-%ld-XXXXXX", dir, host,
+                   o->tag ? o->tag : "x", (long)getpid());
+  if (n <= 0 || (size_t)n >= sizeof f->path)
+    return mpisw_fail(e, MPISW_K_HINT, "storage_alloc_filename: '%s' is too long", dir);
+  int fd = mkostemp(f->path, O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    snprintf(f->path, sizeof f->path, "%s", dir);
+    return open_error(e, dir, err);
+  }
+  if (o->perm >= 0 && fchmod(fd, (mode_t)(o->perm & ~mpisw_current_umask())) != 0) {
+    int err = errno;
+    close(fd);
+    unlink(f->path);
+    return open_error(e, f->path, err);
+  }
+  f->fd = fd;
+  f->created = 1;
+  f->unique = 1;
+  return 0;
+}
+
+int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_file_opts *o,
+                    struct mpisw_error *e) {
+  mpisw_file_init(f);
+  if (o->may_create && mpisw_path_is_dir(path)) {
+    if (open_unique(f, path, o, e)) return -1;
+  } else {
+    snprintf(f->path, sizeof f->path, "%s", path);
+    int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
+    mode_t mode = o->perm >= 0 ? (mode_t)o->perm : 0600;
+    int fd = -1;
+    if (o->may_create) {
+      fd = open(path, flags | O_CREAT | O_EXCL | (o->striping_factor || o->striping_unit ?
+                                                  mpisw_lustre_open_flags(path) : 0),
+                mode);
+      if (fd >= 0) f->created = 1;
+    }
+    if (fd < 0 && (!o->may_create || errno == EEXIST)) fd = open(path, flags);
+    if (fd < 0) return open_error(e, path, errno);
+    f->fd = fd;
+  }
+  struct stat st;
+  if (fstat(f->fd, &st) != 0) {
+    int err = errno;
+    mpisw_file_rollback(f);
+    return open_error(e, path, err);
+  }
+  if (S_ISBLK(st.st_mode)) {
+    f->blockdev = 1;
+  } else if (!S_ISREG(st.st_mode)) {
+    mpisw_file_rollback(f);
+    return mpisw_fail(e, MPISW_K_ACCESS,
+                      "storage_alloc_filename: '%s' is neither a regular file, a block "
+                      "device nor a directory",
+                      path);
+  }
+  f->old_size = (uint64_t)st.st_size;
+  if (f->created && (o->striping_factor || o->striping_unit) &&
+      mpisw_lustre_set_striping(f->fd, f->path, o->striping_factor, o->striping_unit, e)) {
+    mpisw_file_rollback(f);
+    return -1;
+  }
+  return 0;
+}
+
+int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e) {
+  if (len == 0) return 0;
+  if (f->blockdev) {
+    uint64_t devsize = 0;
+    if (ioctl(f->fd, BLKGETSIZE64, &devsize) != 0)
+      return mpisw_fail(e, MPISW_K_IO, "storage_alloc_filename: '%s': cannot read the "
+                        "device size: %s", f->path, strerror(errno));
+    if (off + len > devsize)
+      return mpisw_fail(e, MPISW_K_NOSPACE,
+                        "storage_alloc_filename: '%s': the device holds %llu bytes, the "
+                        "window needs %llu from offset %llu",
+                        f->path, (unsigned long long)devsize, (unsigned long long)len,
+                        (unsigned long long)off);
+    return 0;
+  }
+  int err = posix_fallocate(f->fd, (off_t)off, (off_t)len);
+  if (err == EINTR) err = posix_fallocate(f->fd, (off_t)off, (off_t)len);
+  if (off + len > f->old_size) f->grown = 1; /* even a failed call may have grown it */
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG)
+    return mpisw_fail(e, MPISW_K_NOSPACE,
+                      "storage_alloc_filename: '%s': no space for %llu bytes at offset %llu "
+                      "(%s)",
+                      f->path, (unsigned long long)len, (unsigned long long)off,
+                      strerror(err));
+  if (err)
+    return mpisw_fail(e, mpisw_errno_kind(err),
+                      "storage_alloc_filename: '%s': cannot reserve %llu bytes: %s", f->path,
+                      (unsigned long long)len, strerror(err));
+  return 0;
+}
+
+void mpisw_file_rollback(struct mpisw_file *f) {
+  if (f->fd < 0) return;
+  if (f->created) {
+    unlink(f->path);
+  } else if (f->grown && !f->blockdev) {
+    if (ftruncate(f->fd, (off_t)f->old_size) != 0) { /* best effort */
+    }
+  }
+  close(f->fd);
+  f->fd = -1;
+}
+
+void mpisw_file_close(struct mpisw_file *f, int remove) {
+  if (f->fd < 0) return;
+  if (remove && !f->blockdev) unlink(f->path);
+  close(f->fd);
+  f->fd = -1;
+}
+
+static void advise(char *addr, uint64_t len, unsigned access) {
+  int advice = MADV_NORMAL;
+  if (access & MPISW_ACCESS_RANDOM) advice = MADV_RANDOM;
+  else if (access & (MPISW_ACCESS_SEQUENTIAL | MPISW_ACCESS_READ_ONCE | MPISW_ACCESS_WRITE_ONCE))
+    advice = MADV_SEQUENTIAL;
+  if (advice != MADV_NORMAL && len) madvise(addr, len, advice);
+}
+
+int mpisw_region_map(struct mpisw_region *r, const struct mpisw_layout *l, int file_fd,
+                     int mem_fd, unsigned access, struct mpisw_error *e) {
+  memset(r, 0, sizeof *r);
+  r->l = *l;
+  if (l->reserve_len == 0) return 0;
+  /* Reserve first and map over the reservation: no gap another thread could take. */
+  void *res = mmap(NULL, l->reserve_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (res == MAP_FAILED)
+    return mpisw_fail(e, MPISW_K_NOMEM, "cannot reserve %llu bytes of address space: %s",
+                      (unsigned long long)l->reserve_len, strerror(errno));
+  r->reserve = res;
+  r->base = r->reserve + l->lead;
+  if (l->map_file_len) {
+    void *p = mmap(r->reserve + l->map_file_at, l->map_file_len, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED, file_fd, (off_t)l->map_file_off);
+    if (p == MAP_FAILED) {
+      int err = errno;
+      mpisw_region_unmap(r);
+      return mpisw_fail(e, mpisw_errno_kind(err), "cannot map %llu bytes of the file: %s",
+                        (unsigned long long)l->map_file_len, strerror(err));
+    }
+    advise(p, l->map_file_len, access);
+  }
+  if (l->map_mem_len) {
+    void *want = r->reserve + l->map_mem_at;
+    void *p = mem_fd < 0
+                  ? mmap(want, l->map_mem_len, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0)
+                  : mmap(want, l->map_mem_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                         mem_fd, 0);
+    if (p == MAP_FAILED) {
+      int err = errno;
+      mpisw_region_unmap(r);
+      return mpisw_fail(e, MPISW_K_NOMEM, "cannot map %llu bytes of memory: %s",
+                        (unsigned long long)l->map_mem_len, strerror(err));
+    }
+  }
+  return 0;
+}
+
+int mpisw_region_sync(const struct mpisw_region *r, struct mpisw_error *e) {
+  if (!r->reserve || !r->l.map_file_len) return 0;
+  if (msync(r->reserve + r->l.map_file_at, r->l.map_file_len, MS_SYNC) != 0)
+    return mpisw_fail(e, mpisw_errno_kind(errno), "msync of %llu bytes failed: %s",
+                      (unsigned long long)r->l.map_file_len, strerror(errno));
+  return 0;
+}
+
+void mpisw_region_unmap(struct mpisw_region *r) {
+  if (r->reserve) munmap(r->reserve, r->l.reserve_len);
+  r->reserve = NULL;
+  r->base = NULL;
+}

@@ -1,0 +1,70 @@
+/* Files and block devices behind windows: open or create safely, reserve
+ * space up front, map the parts of a layout, sync, and undo on failure. */
+#ifndef MPISW_CORE_STORAGE_H
+#define MPISW_CORE_STORAGE_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/hints.h"
+#include "core/layout.h"
+
+struct mpisw_file {
+  int fd;                        /* -1: none */
+  char path[MPISW_PATH_MAX];     /* the file actually used */
+  int created;                   /* this call made it: removed on rollback */
+  int unique;                    /* a unique name made in a directory */
+  int blockdev;
+  uint64_t old_size;             /* size before this call grew it */
+  int grown;
+};
+
+struct mpisw_file_opts {
+  int may_create;        /* 0: the file must exist (a shared window's peers) */
+  int perm;              /* mode for a new file; -1: 0600 */
+  const char *tag;       /* part of a unique name in a directory, e.g. "r3" */
+  long striping_factor;  /* Lustre only; 0: not set */
+  long striping_unit;
+};
+
+void mpisw_file_init(struct mpisw_file *f);
+
+/* Opens path read-write (a directory: creates a unique file inside it).
+ * Never follows a symlink as the last component. */
+int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_file_opts *o,
+                    struct mpisw_error *e);
+
+/* Makes [off, off+len) backed by real space (posix_fallocate), growing the
+ * file if needed, never shrinking it. Block devices: checks their size. */
+int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e);
+
+/* Undoes what open/reserve did (shrinks a grown file, removes a new one). */
+void mpisw_file_rollback(struct mpisw_file *f);
+
+/* Closes; removes the file when remove is set (never a block device). */
+void mpisw_file_close(struct mpisw_file *f, int remove);
+
+/* One contiguous window range made of a layout's memory and file parts. */
+struct mpisw_region {
+  struct mpisw_layout l;
+  char *reserve;         /* start of the reservation, NULL when empty */
+  char *base;            /* the window base: reserve + l.lead */
+};
+
+/* mem_fd < 0: the memory part is private anonymous memory; otherwise a
+ * MAP_SHARED mapping of mem_fd (shared windows). */
+int mpisw_region_map(struct mpisw_region *r, const struct mpisw_layout *l, int file_fd,
+                     int mem_fd, unsigned access, struct mpisw_error *e);
+
+/* Storage part durable on return (msync MS_SYNC). 0 bytes: nothing to do. */
+int mpisw_region_sync(const struct mpisw_region *r, struct mpisw_error *e);
+
+void mpisw_region_unmap(struct mpisw_region *r);
+
+/* Page size of the machine. */
+uint64_t mpisw_page_size(void);
+
+/* Process umask, read without changing it. */
+int mpisw_current_umask(void);
+
+#endif

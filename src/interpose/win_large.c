@@ -1,0 +1,35 @@
+/* MPI-4 large-count window calls (MPICH 4 has them; mpi4py uses them). */
+#include "win/internal.h"
+
+#if MPI_VERSION >= 4
+MPISW_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                    MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  if (mpisw_disabled) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+  return mpisw_win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm, baseptr, win, 1);
+}
+
+MPISW_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                           MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  if (mpisw_disabled)
+    return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+  return mpisw_win_allocate_shared("MPI_Win_allocate_shared_c", size, disp_unit, info, comm,
+                                   baseptr, win, 1);
+}
+
+MPISW_EXPORT int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
+                                        MPI_Aint *disp_unit, void *baseptr) {
+  if (!mpisw_disabled) {
+    int handled = 0;
+    int rc = mpisw_win_shared_query(win, rank, size, disp_unit, baseptr, &handled);
+    if (handled) return rc;
+  }
+  return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+}
+
+MPISW_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                  MPI_Comm comm, MPI_Win *win) {
+  int rc = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_win_created(*win, base, size);
+  return rc;
+}
+#endif

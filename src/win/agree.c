@@ -1,0 +1,33 @@
+/* Collective agreement on success before a collective acts, so that one
+ * rank's failure becomes every rank's error and nobody waits forever. */
+#include <stdio.h>
+#include <string.h>
+
+#include "win/internal.h"
+
+struct wire {
+  int kind;
+  char msg[MPISW_MSG_MAX];
+};
+
+int mpisw_agree(MPI_Comm comm, int failed, struct mpisw_error *e, int *flag) {
+  int rank, size;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  int in[2] = {failed ? size - rank : 0, flag ? *flag : 0}, out[2];
+  PMPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, comm);
+  if (flag) *flag = out[1];
+  if (!out[0]) return 0;
+  int root = size - out[0];
+  struct wire w;
+  memset(&w, 0, sizeof w);
+  if (rank == root) {
+    w.kind = e->kind;
+    snprintf(w.msg, sizeof w.msg, "rank %d: %s", root, e->msg);
+  }
+  PMPI_Bcast(&w, (int)sizeof w, MPI_BYTE, root, comm);
+  e->kind = w.kind;
+  memcpy(e->msg, w.msg, sizeof e->msg);
+  e->msg[sizeof e->msg - 1] = 0;
+  return -1;
+}

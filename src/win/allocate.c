@@ -1,0 +1,74 @@
+/* MPI_Win_allocate on storage: every rank places its range, all agree, and
+ * the window is created over the mapping. Memory windows go to the MPI. */
+#include <stdio.h>
+#include <string.h>
+
+#include "win/internal.h"
+
+static int create_over(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                       MPI_Comm comm, MPI_Win *win, int large) {
+#if MPI_VERSION >= 4
+  if (large) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+#endif
+  (void)large;
+  return PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
+}
+
+static int allocate_in_mpi(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                           void *baseptr, MPI_Win *win, int large) {
+#if MPI_VERSION >= 4
+  if (large) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+#endif
+  (void)large;
+  return PMPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
+}
+
+int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                       MPI_Comm comm, void *baseptr, MPI_Win *win, int large) {
+  struct mpisw_hints h;
+  struct mpisw_error e;
+  int rank;
+  PMPI_Comm_rank(comm, &rank);
+  int failed = mpisw_hints_from_info(info, &h, &e) != 0;
+  int storage = !failed && h.storage;
+  if (mpisw_agree(comm, failed, &e, &storage))
+    return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
+
+  if (!storage) { /* nobody wants storage: the MPI's own window */
+    int rc = allocate_in_mpi(size, disp_unit, info, comm, baseptr, win, large);
+    if (rc != MPI_SUCCESS) return rc;
+    struct mpisw_win *w = mpisw_win_new(MPISW_WIN_MEMORY, MPI_WIN_FLAVOR_ALLOCATE);
+    if (w) {
+      w->p.region.l.size = w->p.region.l.mem_len = (uint64_t)size;
+      mpisw_win_register(w, *win);
+    }
+    pthread_mutex_lock(&mpisw_lock);
+    mpisw_stats.windows_memory++;
+    mpisw_stats.bytes_memory += (double)size;
+    pthread_mutex_unlock(&mpisw_lock);
+    return MPI_SUCCESS;
+  }
+
+  struct mpisw_win *w = mpisw_win_new(MPISW_WIN_STORAGE, MPI_WIN_FLAVOR_ALLOCATE);
+  char tag[32];
+  snprintf(tag, sizeof tag, "r%d", rank);
+  failed = !w;
+  if (!w) mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the window's state");
+  else if (size < 0) failed = mpisw_fail(&e, MPISW_K_USAGE, "size %lld is negative", (long long)size) != 0;
+  else failed = mpisw_place_local(&w->p, &h, (uint64_t)size, rank, tag, &e) != 0;
+  if (mpisw_agree(comm, failed, &e, NULL)) {
+    if (w && !failed) mpisw_place_undo(&w->p);
+    if (w) mpisw_win_destroy(w);
+    return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
+  }
+  int rc = create_over(w->p.region.base, size, disp_unit, info, comm, win, large);
+  if (rc != MPI_SUCCESS) {
+    mpisw_place_undo(&w->p);
+    mpisw_win_destroy(w);
+    return rc;
+  }
+  mpisw_win_register(w, *win);
+  mpisw_place_count(&w->p, 0);
+  *(void **)baseptr = w->p.region.base;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,83 @@
+/* MPI_Alloc_mem on storage, and the windows that expose such memory:
+ * MPI_Win_create over it, or MPI_Win_attach to a dynamic window. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "win/internal.h"
+
+int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
+  struct mpisw_hints h;
+  struct mpisw_error e;
+  if (mpisw_hints_from_info(info, &h, &e))
+    return mpisw_raise_noobj(mpisw_error_code("MPI_Alloc_mem", &e));
+  if (!h.storage || size <= 0) return PMPI_Alloc_mem(size, info, baseptr);
+  struct mpisw_alloc *a = calloc(1, sizeof *a);
+  if (!a) {
+    mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the allocation's state");
+    return mpisw_raise_noobj(mpisw_error_code("MPI_Alloc_mem", &e));
+  }
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char tag[32];
+  snprintf(tag, sizeof tag, "r%d-mem", rank);
+  if (mpisw_place_local(&a->p, &h, (uint64_t)size, rank, tag, &e)) {
+    free(a);
+    return mpisw_raise_noobj(mpisw_error_code("MPI_Alloc_mem", &e));
+  }
+  mpisw_alloc_register(a);
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats.allocs_storage++;
+  mpisw_stats.bytes_memory += (double)a->p.region.l.mem_len;
+  mpisw_stats.bytes_storage += (double)a->p.region.l.sto_len;
+  pthread_mutex_unlock(&mpisw_lock);
+  *(void **)baseptr = a->p.region.base;
+  return MPI_SUCCESS;
+}
+
+int mpisw_free_mem(void *base) {
+  struct mpisw_alloc *a = mpisw_alloc_take(base);
+  if (!a) return PMPI_Free_mem(base);
+  struct mpisw_error e;
+  int rc = mpisw_place_release(&a->p, 1, &e);
+  free(a);
+  if (rc) return mpisw_raise_noobj(mpisw_error_code("MPI_Free_mem", &e));
+  return MPI_SUCCESS;
+}
+
+struct attach_ctx {
+  MPI_Win win;
+  struct mpisw_win *w;
+};
+
+static void add_to(struct mpisw_alloc *a, void *arg) {
+  struct attach_ctx *c = arg;
+  if (!c->w) {
+    c->w = mpisw_win_lookup(c->win);
+    if (!c->w) {
+      c->w = mpisw_win_new(MPISW_WIN_USER, -1);
+      if (!c->w) return;
+      mpisw_win_register(c->w, c->win);
+    }
+  }
+  mpisw_win_add_alloc(c->w, a);
+}
+
+/* MPI_Win_create over user memory, or MPI_Win_attach to a dynamic window:
+ * remember the storage allocations the window exposes, so that
+ * MPI_Win_sync on the window makes them durable. */
+void mpisw_win_attached(MPI_Win win, void *base, MPI_Aint size) {
+  if (!base || size <= 0) return;
+  struct attach_ctx c = {win, NULL};
+  mpisw_alloc_each_overlap(base, (uint64_t)size, add_to, &c);
+}
+
+void mpisw_win_created(MPI_Win win, void *base, MPI_Aint size) {
+  mpisw_win_attached(win, base, size);
+}
+
+void mpisw_win_detached(MPI_Win win, const void *base) {
+  struct mpisw_win *w = mpisw_win_lookup(win);
+  struct mpisw_alloc *a = w ? mpisw_alloc_find(base) : NULL;
+  if (a) mpisw_win_drop_alloc(w, a);
+}

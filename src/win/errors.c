@@ -1,0 +1,88 @@
+/* MPI error classes of the library and codes carrying readable messages.
+ * Codes come from a small ring per class whose strings are replaced, since
+ * MPI implementations cap the number of user codes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mpisw.h"
+#include "win/internal.h"
+
+#define CODES_PER_CLASS 16
+
+_Static_assert((int)MPISW_ERR_HINT == (int)MPISW_K_HINT && (int)MPISW_ERR_NOFILE == (int)MPISW_K_NOFILE &&
+                   (int)MPISW_ERR_ACCESS == (int)MPISW_K_ACCESS && (int)MPISW_ERR_NOSPACE == (int)MPISW_K_NOSPACE &&
+                   (int)MPISW_ERR_IO == (int)MPISW_K_IO && (int)MPISW_ERR_NOMEM == (int)MPISW_K_NOMEM &&
+                   (int)MPISW_ERR_USAGE == (int)MPISW_K_USAGE && (int)MPISW_ERR_KIND_COUNT == (int)MPISW_K_COUNT,
+               "error kinds of mpisw.h and core/error.h differ");
+
+static const char *class_text[MPISW_K_COUNT] = {
+    "mpisw: invalid hint value",
+    "mpisw: file or directory does not exist",
+    "mpisw: access denied to the storage",
+    "mpisw: no space left on the storage",
+    "mpisw: storage I/O error",
+    "mpisw: memory budget exceeded",
+    "mpisw: call cannot be done as asked",
+};
+
+static int classes_ready;
+static int classes[MPISW_K_COUNT];
+static int codes[MPISW_K_COUNT][CODES_PER_CLASS];
+static int next_code[MPISW_K_COUNT];
+
+/* Caller holds mpisw_lock. */
+static void make_classes(void) {
+  if (classes_ready) return;
+  for (int k = 0; k < MPISW_K_COUNT; k++) {
+    if (PMPI_Add_error_class(&classes[k]) != MPI_SUCCESS) classes[k] = MPI_ERR_OTHER;
+    else PMPI_Add_error_string(classes[k], (char *)class_text[k]);
+    for (int i = 0; i < CODES_PER_CLASS; i++) codes[k][i] = -1;
+  }
+  classes_ready = 1;
+}
+
+MPISW_EXPORT int mpisw_error_class(int kind, int *errclass) {
+  if (kind < 0 || kind >= MPISW_K_COUNT || !errclass) return MPI_ERR_ARG;
+  pthread_mutex_lock(&mpisw_lock);
+  make_classes();
+  *errclass = classes[kind];
+  pthread_mutex_unlock(&mpisw_lock);
+  return MPI_SUCCESS;
+}
+
+MPISW_EXPORT int mpisw_active(void) { return !mpisw_disabled; }
+
+int mpisw_error_code(const char *routine, const struct mpisw_error *e) {
+  char text[MPI_MAX_ERROR_STRING];
+  int kind = e->kind >= 0 && e->kind < MPISW_K_COUNT ? e->kind : MPISW_K_IO;
+  snprintf(text, sizeof text, "mpisw: %s: %s", routine, e->msg);
+  pthread_mutex_lock(&mpisw_lock);
+  make_classes();
+  int slot = next_code[kind]++ % CODES_PER_CLASS;
+  int code = codes[kind][slot];
+  if (code < 0) {
+    if (PMPI_Add_error_code(classes[kind], &code) != MPI_SUCCESS) code = classes[kind];
+    codes[kind][slot] = code;
+  }
+  PMPI_Add_error_string(code, text);
+  pthread_mutex_unlock(&mpisw_lock);
+  return code;
+}
+
+int mpisw_raise_comm(MPI_Comm comm, int code) {
+  PMPI_Comm_call_errhandler(comm, code);
+  return code;
+}
+
+int mpisw_raise_win(MPI_Win win, int code) {
+  PMPI_Win_call_errhandler(win, code);
+  return code;
+}
+
+int mpisw_raise_noobj(int code) {
+#if MPI_VERSION >= 4
+  return mpisw_raise_comm(MPI_COMM_SELF, code);
+#else
+  return mpisw_raise_comm(MPI_COMM_WORLD, code);
+#endif
+}

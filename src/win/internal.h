@@ -1,0 +1,156 @@
+/* The window module: MPI-aware logic behind the interposed MPI_* calls.
+ * Nothing here defines an MPI_* symbol (that is src/interpose/). */
+#ifndef MPISW_WIN_INTERNAL_H
+#define MPISW_WIN_INTERNAL_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/hints.h"
+#include "core/layout.h"
+#include "core/storage.h"
+
+#define MPISW_EXPORT __attribute__((visibility("default")))
+
+/* ---- state.c: process-wide settings, read once ---- */
+struct mpisw_stats {
+  long windows_memory;         /* windows left in memory (passed to the MPI) */
+  long windows_storage;        /* windows entirely on storage */
+  long windows_combined;       /* windows split between memory and storage */
+  long windows_shared;         /* shared windows on storage */
+  long allocs_storage;         /* MPI_Alloc_mem ranges on storage */
+  double bytes_memory;         /* placed in memory by mpisw windows */
+  double bytes_storage;        /* placed on storage */
+  double bytes_synced;         /* storage bytes made durable */
+  double sync_seconds;         /* time spent in storage syncs */
+  long syncs;
+};
+
+extern int mpisw_disabled;                 /* MPISW_DISABLE=1 */
+extern struct mpisw_stats mpisw_stats;
+extern pthread_mutex_t mpisw_lock;         /* registry, stats, budget, error codes */
+
+void mpisw_state_init(void);               /* idempotent; needs MPI initialized */
+const char *mpisw_env_hints(void);         /* MPISW_HINTS or NULL */
+int mpisw_report_enabled(void);
+/* Memory a window may still take under the budget (auto factor). */
+uint64_t mpisw_budget_left(int ranks_sharing);
+void mpisw_budget_take(int64_t bytes);     /* negative to give back */
+double mpisw_now(void);
+
+/* ---- errors.c ---- */
+/* Turns a core error into an MPI error code whose string is
+ * "mpisw: <routine>: <message>". */
+int mpisw_error_code(const char *routine, const struct mpisw_error *e);
+int mpisw_raise_comm(MPI_Comm comm, int code);
+int mpisw_raise_win(MPI_Win win, int code);
+/* Errors of calls without an object (MPI_Alloc_mem): MPI-4 raises them on
+ * MPI_COMM_SELF, MPI-3 on MPI_COMM_WORLD. */
+int mpisw_raise_noobj(int code);
+
+/* ---- hints_mpi.c: env defaults + MPI_Info -> struct mpisw_hints ---- */
+int mpisw_hints_from_info(MPI_Info info, struct mpisw_hints *h, struct mpisw_error *e);
+/* Value of an info key (any key), 1 if present. */
+int mpisw_info_get(MPI_Info info, const char *key, char *value, int len);
+
+/* ---- agree.c: collectives agree before they act ---- */
+/* All ranks of comm call it. Returns 0 when no rank failed; otherwise every
+ * rank gets the lowest failing rank's error in *e ("rank N: ...") and -1.
+ * *flag (may be NULL) is MAX-reduced along the way. */
+int mpisw_agree(MPI_Comm comm, int failed, struct mpisw_error *e, int *flag);
+
+/* ---- place.c: one placed range (a window's or an MPI_Alloc_mem's) ---- */
+struct mpisw_place {
+  struct mpisw_hints h;          /* effective hints */
+  struct mpisw_file file;
+  struct mpisw_region region;
+  int remove_at_free;
+  int shm_fd;                    /* shared windows: the memory part's fd, else -1 */
+  uint64_t budget_taken;
+  double factor;                 /* storage share actually used */
+};
+
+/* Places size bytes for one process: file named by the hints (expanded with
+ * rank), memory/storage split by factor or auto, mapped. Undoes everything
+ * on failure. */
+int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64_t size,
+                      int rank, const char *tag, struct mpisw_error *e);
+/* Durable storage part; counts bytes and time. */
+int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e);
+/* Unmaps and closes; syncs first unless discard (or sync==0). Returns the
+ * sync's result. */
+int mpisw_place_release(struct mpisw_place *p, int sync, struct mpisw_error *e);
+/* Undoes a successful mpisw_place_local after another rank failed: no sync,
+ * a created file removed, a grown file shrunk back. */
+void mpisw_place_undo(struct mpisw_place *p);
+/* Memory the place should hold for its hints: size - storage share. */
+uint64_t mpisw_place_mem_target(const struct mpisw_hints *h, uint64_t size, int ranks);
+void mpisw_place_count(const struct mpisw_place *p, int shared);
+
+/* ---- registry.c: per-window and per-allocation state ---- */
+enum mpisw_win_kind {
+  MPISW_WIN_MEMORY = 0,   /* Win_allocate(_shared) left to the MPI: tracked for info */
+  MPISW_WIN_STORAGE,      /* Win_allocate placed by mpisw */
+  MPISW_WIN_SHARED,       /* Win_allocate_shared placed by mpisw */
+  MPISW_WIN_USER          /* Win_create / dynamic over MPI_Alloc_mem storage */
+};
+
+struct mpisw_alloc {
+  struct mpisw_place p;
+  struct mpisw_alloc *next;
+};
+
+struct mpisw_win {
+  MPI_Win win;
+  int kind;
+  int flavor;                    /* what MPI_WIN_CREATE_FLAVOR reports */
+  struct mpisw_place p;          /* STORAGE and SHARED */
+  /* SHARED: every rank's segment inside the node mapping */
+  int nranks;
+  int noncontig;
+  MPI_Aint *seg_off, *seg_size, *seg_disp;
+  /* USER: storage allocations this window exposes */
+  struct mpisw_alloc **allocs;
+  int nallocs, cap;
+  struct mpisw_win *next;
+};
+
+struct mpisw_win *mpisw_win_new(int kind, int flavor);
+int mpisw_win_register(struct mpisw_win *w, MPI_Win win);   /* attribute + list */
+struct mpisw_win *mpisw_win_lookup(MPI_Win win);
+void mpisw_win_unregister(struct mpisw_win *w);             /* list only */
+void mpisw_win_destroy(struct mpisw_win *w);
+void mpisw_win_add_alloc(struct mpisw_win *w, struct mpisw_alloc *a);
+void mpisw_win_drop_alloc(struct mpisw_win *w, struct mpisw_alloc *a);
+
+void mpisw_alloc_register(struct mpisw_alloc *a);
+struct mpisw_alloc *mpisw_alloc_find(const void *addr);     /* containing addr */
+struct mpisw_alloc *mpisw_alloc_take(void *base);           /* exact base, removed */
+/* Each storage allocation overlapping [base, base+size). */
+void mpisw_alloc_each_overlap(const void *base, uint64_t size,
+                              void (*fn)(struct mpisw_alloc *, void *), void *arg);
+/* Calls fn for every live window and allocation (finalize, report). */
+void mpisw_each_place(void (*fn)(struct mpisw_place *, void *), void *arg);
+
+/* ---- allocate.c / shared.c / dynamic.c / sync.c / info.c / report.c ---- */
+int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                       MPI_Comm comm, void *baseptr, MPI_Win *win, int large);
+int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_unit,
+                              MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                              int large);
+int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                           void *baseptr, int *handled);
+int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int mpisw_free_mem(void *base);
+void mpisw_win_created(MPI_Win win, void *base, MPI_Aint size);
+void mpisw_win_attached(MPI_Win win, void *base, MPI_Aint size);
+void mpisw_win_detached(MPI_Win win, const void *base);
+int mpisw_win_sync(MPI_Win win);
+int mpisw_win_free(MPI_Win *win);
+int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used);
+int mpisw_win_flavor(MPI_Win win, int **flavor);
+void mpisw_finalize(void);
+
+#endif

@@ -1,0 +1,106 @@
+/* Placing one range on memory and storage: name the file, split the range,
+ * reserve space, map. Shared windows use the same pieces from shared.c. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/path.h"
+#include "win/internal.h"
+
+uint64_t mpisw_place_mem_target(const struct mpisw_hints *h, uint64_t size, int ranks) {
+  if (!h->storage) return size;
+  if (h->factor_auto) {
+    uint64_t left = mpisw_budget_left(ranks);
+    return left < size ? left : size;
+  }
+  return mpisw_layout_mem_target(size, h->factor, mpisw_page_size());
+}
+
+static void finish(struct mpisw_place *p) {
+  const struct mpisw_layout *l = &p->region.l;
+  p->factor = l->size ? (double)l->sto_len / (double)l->size : (p->h.factor_auto ? 0.0 : p->h.factor);
+  p->remove_at_free = p->h.unlink == 1 || (p->h.unlink == -1 && p->file.unique);
+  if (p->file.blockdev) p->remove_at_free = 0;
+  p->budget_taken = l->mem_len;
+  mpisw_budget_take((int64_t)p->budget_taken);
+}
+
+int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64_t size,
+                      int rank, const char *tag, struct mpisw_error *e) {
+  memset(p, 0, sizeof *p);
+  p->h = *h;
+  p->shm_fd = -1;
+  mpisw_file_init(&p->file);
+  struct mpisw_layout l;
+  uint64_t mem = mpisw_place_mem_target(h, size, 1);
+  if (mpisw_layout_compute(size, mem, h->storage_first, h->offset, mpisw_page_size(), &l, e))
+    return -1;
+  if (l.sto_len) {
+    char host[64], path[MPISW_PATH_MAX];
+    mpisw_path_hostname(host, sizeof host);
+    if (mpisw_path_expand(h->filename, rank, host, path, sizeof path, e)) return -1;
+    struct mpisw_file_opts o = {1, h->file_perm, tag, h->striping_factor, h->striping_unit};
+    if (mpisw_file_open(&p->file, path, &o, e)) return -1;
+    if (mpisw_file_reserve(&p->file, h->offset, l.sto_len, e)) {
+      mpisw_file_rollback(&p->file);
+      return -1;
+    }
+  }
+  if (mpisw_region_map(&p->region, &l, p->file.fd, -1, h->access, e)) {
+    mpisw_file_rollback(&p->file);
+    return -1;
+  }
+  finish(p);
+  return 0;
+}
+
+int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
+  if (!p->region.l.sto_len) return 0;
+  double t0 = mpisw_now();
+  int rc = mpisw_region_sync(&p->region, e);
+  double dt = mpisw_now() - t0;
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats.sync_seconds += dt;
+  mpisw_stats.bytes_synced += (double)p->region.l.sto_len;
+  mpisw_stats.syncs++;
+  pthread_mutex_unlock(&mpisw_lock);
+  if (rc) {
+    char inner[MPISW_MSG_MAX];
+    snprintf(inner, sizeof inner, "%s", e->msg);
+    mpisw_fail(e, e->kind, "'%s': %s", p->file.path, inner);
+  }
+  return rc;
+}
+
+int mpisw_place_release(struct mpisw_place *p, int sync, struct mpisw_error *e) {
+  int rc = 0;
+  if (sync && !p->h.discard) rc = mpisw_place_sync(p, e);
+  mpisw_region_unmap(&p->region);
+  mpisw_file_close(&p->file, p->remove_at_free);
+  if (p->shm_fd >= 0) close(p->shm_fd);
+  p->shm_fd = -1;
+  mpisw_budget_take(-(int64_t)p->budget_taken);
+  p->budget_taken = 0;
+  return rc;
+}
+
+void mpisw_place_count(const struct mpisw_place *p, int shared) {
+  const struct mpisw_layout *l = &p->region.l;
+  pthread_mutex_lock(&mpisw_lock);
+  if (shared) mpisw_stats.windows_shared++;
+  else if (l->sto_len && l->mem_len) mpisw_stats.windows_combined++;
+  else if (l->sto_len) mpisw_stats.windows_storage++;
+  else mpisw_stats.windows_memory++;
+  mpisw_stats.bytes_memory += (double)l->mem_len;
+  mpisw_stats.bytes_storage += (double)l->sto_len;
+  pthread_mutex_unlock(&mpisw_lock);
+}
+
+void mpisw_place_undo(struct mpisw_place *p) {
+  mpisw_region_unmap(&p->region);
+  mpisw_file_rollback(&p->file);
+  if (p->shm_fd >= 0) close(p->shm_fd);
+  p->shm_fd = -1;
+  mpisw_budget_take(-(int64_t)p->budget_taken);
+  p->budget_taken = 0;
+}

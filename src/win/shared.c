@@ -1,0 +1,266 @@
+/* MPI_Win_allocate_shared on storage: one node file, every rank maps the
+ * whole node range and creates the window over its own segment;
+ * MPI_Win_shared_query answers from that mapping (the MPI cannot, since
+ * its window is not of the shared flavor). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/path.h"
+#include "win/internal.h"
+
+/* What rank 0 tells the others once it has made the node's file. */
+struct leader_msg {
+  int failed;
+  struct mpisw_error err;
+  struct mpisw_layout layout;
+  char path[MPISW_PATH_MAX];
+  char shm[64];
+};
+
+static int noncontig_asked(MPI_Info info) {
+  char v[16];
+  return mpisw_info_get(info, "alloc_shared_noncontig", v, sizeof v) && !strcmp(v, "true");
+}
+
+static int one_node(MPI_Comm comm, int nranks) {
+  MPI_Comm node;
+  int n = -1;
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return 0;
+  PMPI_Comm_size(node, &n);
+  PMPI_Comm_free(&node);
+  return n == nranks;
+}
+
+/* Rank 0: the node file and the shared memory part. */
+static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64_t total,
+                             int nranks) {
+  static int counter;
+  struct mpisw_error *e = &m->err;
+  uint64_t mem = mpisw_place_mem_target(&p->h, total, nranks);
+  if (mpisw_layout_compute(total, mem, p->h.storage_first, p->h.offset, mpisw_page_size(),
+                           &m->layout, e))
+    return -1;
+  if (m->layout.sto_len) {
+    char host[64], path[MPISW_PATH_MAX];
+    mpisw_path_hostname(host, sizeof host);
+    if (mpisw_path_expand(p->h.filename, 0, host, path, sizeof path, e)) return -1;
+    struct mpisw_file_opts o = {1, p->h.file_perm, "shared", p->h.striping_factor,
+                                p->h.striping_unit};
+    if (mpisw_file_open(&p->file, path, &o, e)) return -1;
+    if (mpisw_file_reserve(&p->file, p->h.offset, m->layout.sto_len, e)) {
+      mpisw_file_rollback(&p->file);
+      return -1;
+    }
+    snprintf(m->path, sizeof m->path, "%s", p->file.path);
+  }
+  if (m->layout.map_mem_len) {
+    snprintf(m->shm, sizeof m->shm, "/mpisw-%ld-%d", (long)getpid(), counter++);
+    p->shm_fd = shm_open(m->shm, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int err = p->shm_fd < 0 ? errno : posix_fallocate(p->shm_fd, 0, (off_t)m->layout.map_mem_len);
+    if (err) {
+      if (p->shm_fd >= 0) shm_unlink(m->shm);
+      mpisw_file_rollback(&p->file);
+      return mpisw_fail(e, MPISW_K_NOMEM,
+                        "cannot make %llu bytes of node shared memory for the memory part: %s",
+                        (unsigned long long)m->layout.map_mem_len, strerror(err));
+    }
+  }
+  return 0;
+}
+
+/* Other ranks: open what rank 0 made. */
+static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
+                             struct mpisw_error *e) {
+  if (m->layout.sto_len) {
+    struct mpisw_file_opts o = {0, -1, NULL, 0, 0};
+    if (mpisw_file_open(&p->file, m->path, &o, e)) return -1;
+  }
+  if (m->layout.map_mem_len) {
+    p->shm_fd = shm_open(m->shm, O_RDWR | O_CLOEXEC, 0);
+    if (p->shm_fd < 0) {
+      mpisw_file_close(&p->file, 0);
+      return mpisw_fail(e, MPISW_K_IO, "cannot open the node's shared memory '%s': %s", m->shm,
+                        strerror(errno));
+    }
+  }
+  return 0;
+}
+
+static int shared_in_mpi(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                         void *baseptr, MPI_Win *win, int large) {
+#if MPI_VERSION >= 4
+  if (large) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+#endif
+  (void)large;
+  return PMPI_Win_allocate_shared(size, (int)disp_unit, info, comm, baseptr, win);
+}
+
+static int create_over(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                       MPI_Comm comm, MPI_Win *win, int large) {
+#if MPI_VERSION >= 4
+  if (large) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+#endif
+  (void)large;
+  return PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
+}
+
+/* Segment offsets in rank order; page-aligned starts when noncontig. */
+static uint64_t lay_segments(struct mpisw_win *w, const MPI_Aint *pairs) {
+  uint64_t at = 0, page = mpisw_page_size();
+  for (int r = 0; r < w->nranks; r++) {
+    if (w->noncontig) at = (at + page - 1) / page * page;
+    w->seg_off[r] = (MPI_Aint)at;
+    w->seg_size[r] = pairs[2 * r];
+    w->seg_disp[r] = pairs[2 * r + 1];
+    at += (uint64_t)pairs[2 * r];
+  }
+  return at;
+}
+
+int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_unit,
+                              MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                              int large) {
+  struct mpisw_hints h;
+  struct mpisw_error e;
+  int rank, nranks;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &nranks);
+  int failed = mpisw_hints_from_info(info, &h, &e) != 0;
+  int storage = rank == 0 && !failed && h.storage;
+  if (mpisw_agree(comm, failed, &e, &storage))
+    return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
+  if (!storage) { /* rank 0 decides for the node: memory, the MPI's window */
+    int rc = shared_in_mpi(size, disp_unit, info, comm, baseptr, win, large);
+    if (rc != MPI_SUCCESS) return rc;
+    struct mpisw_win *w = mpisw_win_new(MPISW_WIN_MEMORY, MPI_WIN_FLAVOR_SHARED);
+    if (w) {
+      w->p.region.l.size = w->p.region.l.mem_len = (uint64_t)size;
+      mpisw_win_register(w, *win);
+    }
+    return MPI_SUCCESS;
+  }
+
+  /* Rank 0's hints place the node's range. */
+  struct mpisw_win *w = mpisw_win_new(MPISW_WIN_SHARED, MPI_WIN_FLAVOR_SHARED);
+  int ok = w != NULL;
+  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok) {
+    if (w) mpisw_win_destroy(w);
+    mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the window's state");
+    return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
+  }
+  PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);
+  w->p.h = h;
+  w->nranks = nranks;
+  w->noncontig = noncontig_asked(info);
+  PMPI_Bcast(&w->noncontig, 1, MPI_INT, 0, comm);
+  w->seg_off = calloc((size_t)nranks, sizeof(MPI_Aint));
+  w->seg_size = calloc((size_t)nranks, sizeof(MPI_Aint));
+  w->seg_disp = calloc((size_t)nranks, sizeof(MPI_Aint));
+  MPI_Aint *pairs = calloc(2 * (size_t)nranks, sizeof(MPI_Aint));
+  failed = 0;
+  if (!w->seg_off || !w->seg_size || !w->seg_disp || !pairs)
+    failed = mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the segment table") != 0;
+  else if (size < 0)
+    failed = mpisw_fail(&e, MPISW_K_USAGE, "size %lld is negative", (long long)size) != 0;
+  else if (!one_node(comm, nranks))
+    failed = mpisw_fail(&e, MPISW_K_USAGE,
+                        "the communicator spans more than one node; shared windows on "
+                        "storage need one node (split it with MPI_COMM_TYPE_SHARED)") != 0;
+  if (mpisw_agree(comm, failed, &e, NULL)) goto fail_early;
+  MPI_Aint mine[2] = {size, disp_unit};
+  PMPI_Allgather(mine, 2, MPI_AINT, pairs, 2, MPI_AINT, comm);
+  uint64_t total = lay_segments(w, pairs);
+  free(pairs);
+  pairs = NULL;
+
+  struct leader_msg *m = calloc(1, sizeof *m);
+  if (!m) {
+    failed = 1;
+    mpisw_fail(&e, MPISW_K_NOMEM, "out of memory");
+  } else if (rank == 0) {
+    m->failed = make_node_storage(&w->p, m, total, nranks) != 0;
+  }
+  if (mpisw_agree(comm, failed, &e, NULL)) goto fail_msg;
+  PMPI_Bcast(m, (int)sizeof *m, MPI_BYTE, 0, comm);
+  if (m->failed) {
+    e = m->err;
+    char inner[MPISW_MSG_MAX];
+    snprintf(inner, sizeof inner, "%s", e.msg);
+    snprintf(e.msg, sizeof e.msg, "rank 0: %s", inner);
+    goto fail_msg;
+  }
+  failed = rank != 0 && open_node_storage(&w->p, m, &e) != 0;
+  if (!failed && mpisw_region_map(&w->p.region, &m->layout, w->p.file.fd, w->p.shm_fd,
+                                  h.access, &e))
+    failed = 1;
+  if (mpisw_agree(comm, failed, &e, NULL)) {
+    if (rank == 0 && m->shm[0]) shm_unlink(m->shm);
+    mpisw_place_undo(&w->p);
+    goto fail_msg;
+  }
+  if (rank == 0 && m->shm[0]) shm_unlink(m->shm); /* every rank holds it mapped now */
+  w->p.factor = total ? (double)m->layout.sto_len / (double)total : 0.0;
+  w->p.remove_at_free = rank == 0 && !w->p.file.blockdev &&
+                        (h.unlink == 1 || (h.unlink == -1 && w->p.file.unique));
+  if (rank == 0) {
+    w->p.budget_taken = m->layout.mem_len;
+    mpisw_budget_take((int64_t)w->p.budget_taken);
+  }
+  free(m);
+
+  char *mybase = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
+  int rc = create_over(mybase, size, disp_unit, info, comm, win, large);
+  if (rc != MPI_SUCCESS) {
+    mpisw_place_undo(&w->p);
+    mpisw_win_destroy(w);
+    return rc;
+  }
+  mpisw_win_register(w, *win);
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats.windows_shared++;
+  if (rank == 0) {
+    mpisw_stats.bytes_memory += (double)w->p.region.l.mem_len;
+    mpisw_stats.bytes_storage += (double)w->p.region.l.sto_len;
+  }
+  pthread_mutex_unlock(&mpisw_lock);
+  *(void **)baseptr = mybase;
+  return MPI_SUCCESS;
+
+fail_msg:
+  free(m);
+fail_early:
+  free(pairs);
+  mpisw_win_destroy(w);
+  return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
+}
+
+int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                           void *baseptr, int *handled) {
+  struct mpisw_win *w = mpisw_win_lookup(win);
+  *handled = w && w->kind == MPISW_WIN_SHARED;
+  if (!*handled) return MPI_SUCCESS;
+  if (rank == MPI_PROC_NULL) {
+    rank = 0;
+    for (int r = 0; r < w->nranks; r++)
+      if (w->seg_size[r] > 0) {
+        rank = r;
+        break;
+      }
+  } else if (rank < 0 || rank >= w->nranks) {
+    struct mpisw_error e;
+    mpisw_fail(&e, MPISW_K_USAGE, "rank %d is not in the window's group of %d", rank,
+               w->nranks);
+    return mpisw_raise_win(win, mpisw_error_code("MPI_Win_shared_query", &e));
+  }
+  *size = w->seg_size[rank];
+  *disp_unit = w->seg_disp[rank];
+  *(void **)baseptr = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,91 @@
+/* Process-wide settings from the environment, the statistics behind
+ * MPISW_REPORT, and the memory budget behind storage_alloc_factor=auto. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/hints.h"
+#include "core/memlimit.h"
+#include "win/internal.h"
+
+int mpisw_disabled;
+struct mpisw_stats mpisw_stats;
+/* Recursive: syncing every place at finalize runs under the registry lock. */
+pthread_mutex_t mpisw_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static const char *env_hints;
+static int report;
+static int has_limit;
+static uint64_t limit_bytes;
+static uint64_t budget_used; /* memory parts of live mpisw placements */
+
+static int env_true(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") && strcasecmp(v, "false") && strcasecmp(v, "no");
+}
+
+/* Read before main() so that MPISW_DISABLE holds for every call. */
+__attribute__((constructor)) static void read_env(void) {
+  mpisw_disabled = env_true("MPISW_DISABLE");
+  report = env_true("MPISW_REPORT");
+  env_hints = getenv("MPISW_HINTS");
+  if (env_hints && !*env_hints) env_hints = NULL;
+  const char *lim = getenv("MPISW_MEMORY_LIMIT");
+  if (lim && *lim) {
+    /* A malformed limit must not silently mean "no limit": take 0 and say so. */
+    if (mpisw_parse_size(lim, &limit_bytes) == 0) {
+      has_limit = 1;
+    } else {
+      has_limit = 1;
+      limit_bytes = 0;
+      fprintf(stderr, "mpisw: MPISW_MEMORY_LIMIT='%s' is not a byte count; using 0\n", lim);
+    }
+  }
+}
+
+void mpisw_state_init(void) { /* settings are read by the constructor */ }
+
+const char *mpisw_env_hints(void) { return env_hints; }
+int mpisw_report_enabled(void) { return report; }
+
+static int local_ranks(void) {
+  const char *names[] = {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE", "PMI_LOCAL_SIZE",
+                         "SLURM_NTASKS_PER_NODE", NULL};
+  for (int i = 0; names[i]; i++) {
+    const char *v = getenv(names[i]);
+    if (v && atoi(v) > 0) return atoi(v);
+  }
+  return 1;
+}
+
+uint64_t mpisw_budget_left(int ranks_sharing) {
+  uint64_t budget;
+  if (has_limit) {
+    budget = limit_bytes * (uint64_t)(ranks_sharing > 0 ? ranks_sharing : 1);
+  } else {
+    uint64_t avail = mpisw_mem_available();
+    uint64_t room = mpisw_cgroup_room();
+    if (room < avail) avail = room;
+    if (avail == UINT64_MAX) return UINT64_MAX;
+    /* The node's memory is shared by the node's ranks. */
+    budget = avail / (uint64_t)local_ranks() * (uint64_t)(ranks_sharing > 0 ? ranks_sharing : 1);
+  }
+  pthread_mutex_lock(&mpisw_lock);
+  uint64_t used = budget_used;
+  pthread_mutex_unlock(&mpisw_lock);
+  return budget > used ? budget - used : 0;
+}
+
+void mpisw_budget_take(int64_t bytes) {
+  pthread_mutex_lock(&mpisw_lock);
+  budget_used = (uint64_t)((int64_t)budget_used + bytes);
+  pthread_mutex_unlock(&mpisw_lock);
+}
+
+double mpisw_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
