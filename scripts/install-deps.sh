@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Installs what building and testing mpisw needs, from Debian's packages.
+#
+# Idempotent and quiet: when every tool is there it prints nothing and changes
+# nothing. Otherwise it runs `apt-get update` once and installs the packages
+# below (as root, or through sudo when it is available).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+# The Debian packages the project needs.
+packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev cmake ninja-build pkg-config
+          gcc libc6-dev fio util-linux python3)
+
+# tool -> package that provides it (for the message only).
+checks=(
+  "mpicc.mpich libmpich-dev"
+  "mpiexec.mpich mpich"
+  "mpicc.openmpi libopenmpi-dev"
+  "mpiexec.openmpi openmpi-bin"
+  "cmake cmake"
+  "ninja ninja-build"
+  "pkg-config pkg-config"
+  "gcc gcc"
+  "fio fio"
+  "losetup util-linux"
+  "unshare util-linux"
+  "python3 python3"
+)
+
+have() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  # sbin tools (losetup) are often outside a normal user's PATH.
+  local d
+  for d in /usr/local/sbin /usr/sbin /sbin; do
+    [ -x "$d/$1" ] && return 0
+  done
+  return 1
+}
+
+missing=()
+for c in "${checks[@]}"; do
+  read -r tool pkg <<<"$c"
+  have "$tool" || missing+=("$tool ($pkg)")
+done
+# C library headers (gcc alone does not pull them in without recommends).
+[ -e /usr/include/stdio.h ] || missing+=("C headers (libc6-dev)")
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: missing: ${missing[*]}"
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps: no apt-get here; install these yourself: ${packages[*]}" >&2
+  exit 1
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "install-deps: not root and no sudo; as root run:" >&2
+    echo "  apt-get update && apt-get install -y --no-install-recommends ${packages[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: apt-get update"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+echo "install-deps: apt-get install ${packages[*]}"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -q --no-install-recommends "${packages[@]}" </dev/null
+
+# Check again, so that a package that did not provide its tool is reported.
+still=()
+for c in "${checks[@]}"; do
+  read -r tool pkg <<<"$c"
+  have "$tool" || still+=("$tool ($pkg)")
+done
+if [ ${#still[@]} -ne 0 ]; then
+  echo "install-deps: still missing after apt-get install: ${still[*]}" >&2
+  exit 1
+fi
+echo "install-deps: done"
