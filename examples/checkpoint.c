@@ -16,7 +16,6 @@
  * Run: mpiexec -n 2 ./checkpoint      (any number of ranks)
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -27,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "example_util.h" /* rank, dir, CHECK, check_mpi, ... */
+
 #define COUNT 8192 /* doubles of state per rank: 64 KiB */
 #define STEPS 3
 #define MAGIC UINT64_C(0x6d70697377636b70) /* "mpiswckp" */
@@ -34,51 +35,6 @@
 struct header {
   uint64_t magic, step, count, checksum;
 };
-
-static char dir[256];
-static int rank, failures;
-
-static void cleanup_dir(void)
-{
-  if (rank != 0 || dir[0] == '\0')
-    return;
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char path[600];
-    while ((e = readdir(d)) != NULL) {
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-      }
-    }
-    closedir(d);
-  }
-  rmdir(dir);
-  dir[0] = '\0';
-}
-
-static void check_mpi(int rc, const char *what)
-{
-  if (rc == MPI_SUCCESS)
-    return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  fprintf(stderr, "checkpoint: rank %d: %s failed: %s\n", rank, what, msg);
-  cleanup_dir();
-  MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      char msg_[600];                                           \
-      snprintf(msg_, sizeof msg_, __VA_ARGS__);                 \
-      fprintf(stderr, "%s: rank %d: %s\n", "checkpoint", rank, msg_); \
-      failures++;                                               \
-    }                                                           \
-  } while (0)
 
 static double state_value(int owner, uint64_t step, int i)
 {
@@ -122,20 +78,14 @@ static MPI_Win allocate(const char *filename, const char *unlink_hint, void *bas
 int main(int argc, char **argv)
 {
   int size;
+  example_name = "checkpoint";
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  if (rank == 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/mpisw-ckpt-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-      fprintf(stderr, "checkpoint: mkdtemp %s: %s\n", dir, strerror(errno));
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-  }
-  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  /* A fresh directory for the checkpoint files, shared by all ranks. */
+  make_scratch_dir("mpisw-ckpt");
   char pattern[512], mine[512];
   snprintf(pattern, sizeof pattern, "%s/state-%%r.ckpt", dir);
   snprintf(mine, sizeof mine, "%s/state-%d.ckpt", dir, rank);
@@ -220,11 +170,7 @@ int main(int argc, char **argv)
   CHECK(stat(mine, &st) != 0, "%s still exists after MPI_Win_free (storage_alloc_unlink=true)",
         mine);
 
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  cleanup_dir();
-  if (rank == 0)
-    printf("checkpoint: %s\n", total ? "FAILED" : "ok");
+  int status = example_result(); /* collective: all ranks' failures */
   MPI_Finalize();
-  return total ? 1 : 0;
+  return status;
 }

@@ -14,7 +14,6 @@
  * Run: mpiexec -n 1 ./combined      (more ranks work too: one file per rank)
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,50 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[256];
-static int rank, failures;
-
-static void cleanup_dir(void)
-{
-  if (rank != 0 || dir[0] == '\0')
-    return;
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char path[600];
-    while ((e = readdir(d)) != NULL) {
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-      }
-    }
-    closedir(d);
-  }
-  rmdir(dir);
-  dir[0] = '\0';
-}
-
-static void check_mpi(int rc, const char *what)
-{
-  if (rc == MPI_SUCCESS)
-    return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  fprintf(stderr, "combined: rank %d: %s failed: %s\n", rank, what, msg);
-  cleanup_dir();
-  MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      char msg_[600];                                           \
-      snprintf(msg_, sizeof msg_, __VA_ARGS__);                 \
-      fprintf(stderr, "%s: rank %d: %s\n", "combined", rank, msg_); \
-      failures++;                                               \
-    }                                                           \
-  } while (0)
+#include "example_util.h" /* rank, dir, CHECK, check_mpi, ... */
 
 /* One line of /proc/self/maps that overlaps the window. */
 struct region {
@@ -110,19 +66,13 @@ static int window_regions(uintptr_t base, size_t len, struct region *out, int ma
 
 int main(int argc, char **argv)
 {
+  example_name = "combined";
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
-  if (rank == 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/mpisw-combined-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-      fprintf(stderr, "combined: mkdtemp %s: %s\n", dir, strerror(errno));
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-  }
-  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  /* A fresh directory for the window files, shared by all ranks. */
+  make_scratch_dir("mpisw-combined");
 
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   const size_t size = 16 * page;
@@ -279,11 +229,7 @@ int main(int argc, char **argv)
   check_mpi(MPI_Win_free(&win), "MPI_Win_free");
   CHECK(used[0] == '\0' || stat(used, &st) != 0, "%s still exists after MPI_Win_free", used);
 
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  cleanup_dir();
-  if (rank == 0)
-    printf("combined: %s\n", total ? "FAILED" : "ok");
+  int status = example_result(); /* collective: all ranks' failures */
   MPI_Finalize();
-  return total ? 1 : 0;
+  return status;
 }

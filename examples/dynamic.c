@@ -13,7 +13,6 @@
  * in its file.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -23,73 +22,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "example_util.h" /* rank, dir, CHECK, check_mpi, ... */
+
 #define COUNT 16384 /* integers: 64 KiB per rank */
-
-static char dir[256];
-static int rank, failures;
-
-static void cleanup_dir(void)
-{
-  if (rank != 0 || dir[0] == '\0')
-    return;
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char path[600];
-    while ((e = readdir(d)) != NULL) {
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-      }
-    }
-    closedir(d);
-  }
-  rmdir(dir);
-  dir[0] = '\0';
-}
-
-static void check_mpi(int rc, const char *what)
-{
-  if (rc == MPI_SUCCESS)
-    return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  fprintf(stderr, "dynamic: rank %d: %s failed: %s\n", rank, what, msg);
-  cleanup_dir();
-  MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      char msg_[600];                                           \
-      snprintf(msg_, sizeof msg_, __VA_ARGS__);                 \
-      fprintf(stderr, "%s: rank %d: %s\n", "dynamic", rank, msg_); \
-      failures++;                                               \
-    }                                                           \
-  } while (0)
 
 static int value(int sender, int i) { return sender * 1000000 + i; }
 
 int main(int argc, char **argv)
 {
   int size;
+  example_name = "dynamic";
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  if (rank == 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/mpisw-dynamic-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-      fprintf(stderr, "dynamic: mkdtemp %s: %s\n", dir, strerror(errno));
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-  }
-  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  /* A fresh directory for the files, shared by all ranks. */
+  make_scratch_dir("mpisw-dynamic");
 
   /* Storage memory: a file per rank, removed by MPI_Free_mem. */
   char filename[512];
@@ -162,11 +112,7 @@ int main(int argc, char **argv)
   CHECK(stat(filename, &st) != 0, "%s still exists after MPI_Free_mem", filename);
   free(addr);
 
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  cleanup_dir();
-  if (rank == 0)
-    printf("dynamic: %s\n", total ? "FAILED" : "ok");
+  int status = example_result(); /* collective: all ranks' failures */
   MPI_Finalize();
-  return total ? 1 : 0;
+  return status;
 }

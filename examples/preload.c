@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "example_util.h" /* rank, CHECK, example_result */
+
 #define COUNT 16384
 
 /* The file name mapped at addr, "" for anonymous memory. */
@@ -50,8 +52,9 @@ static void mapping_of(const void *addr, char *path, size_t len)
 
 int main(int argc, char **argv)
 {
-  int rank, size, failures = 0;
+  int size;
   const char *expect = NULL;
+  example_name = "preload";
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -75,10 +78,7 @@ int main(int argc, char **argv)
   for (int i = 0; i < COUNT; i++)
     if (base[i] != from * 1000000 + i)
       bad++;
-  if (bad) {
-    fprintf(stderr, "preload: rank %d: %d of %d integers are wrong\n", rank, bad, COUNT);
-    failures++;
-  }
+  CHECK(bad == 0, "%d of %d integers are wrong", bad, COUNT);
 
   char path[512], type[MPI_MAX_INFO_VAL + 1] = "(not set)";
   mapping_of(base, path, sizeof path);
@@ -94,21 +94,14 @@ int main(int argc, char **argv)
   /* Memory windows can be shared memory (/dev/shm/..., /SYSV...): not storage. */
   int on_file = path[0] == '/' && strncmp(path, "/dev/", 5) != 0 &&
                 strncmp(path, "/SYSV", 5) != 0 && strstr(path, "(deleted)") == NULL;
-  if (expect && strcmp(expect, "storage") == 0 && (!on_file || strcmp(type, "storage"))) {
-    fprintf(stderr, "preload: rank %d: the window is not on storage\n", rank);
-    failures++;
-  }
-  if (expect && strcmp(expect, "memory") == 0 && !strcmp(type, "storage")) {
-    fprintf(stderr, "preload: rank %d: the window is on storage\n", rank);
-    failures++;
-  }
+  if (expect && strcmp(expect, "storage") == 0)
+    CHECK(on_file && !strcmp(type, "storage"), "the window is not on storage");
+  if (expect && strcmp(expect, "memory") == 0)
+    CHECK(strcmp(type, "storage"), "the window is on storage");
 
   MPI_Win_free(&win);
   free(src);
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0)
-    printf("preload: %s\n", total ? "FAILED" : "ok");
+  int status = example_result(); /* collective: all ranks' failures */
   MPI_Finalize();
-  return total ? 1 : 0;
+  return status;
 }

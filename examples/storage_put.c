@@ -14,7 +14,6 @@
  * Exit status 0 when every odd rank received exactly what was sent.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -24,74 +23,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "example_util.h" /* rank, dir, CHECK, check_mpi, ... */
+
 #define COUNT 16384 /* integers per window: 64 KiB */
-
-static char dir[256];
-static int rank, failures;
-
-/* Rank 0 removes the directory and whatever is left in it. */
-static void cleanup_dir(void)
-{
-  if (rank != 0 || dir[0] == '\0')
-    return;
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char path[600];
-    while ((e = readdir(d)) != NULL) {
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-      }
-    }
-    closedir(d);
-  }
-  rmdir(dir);
-  dir[0] = '\0';
-}
-
-static void check_mpi(int rc, const char *what)
-{
-  if (rc == MPI_SUCCESS)
-    return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  fprintf(stderr, "storage_put: rank %d: %s failed: %s\n", rank, what, msg);
-  cleanup_dir();
-  MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      char msg_[600];                                           \
-      snprintf(msg_, sizeof msg_, __VA_ARGS__);                 \
-      fprintf(stderr, "%s: rank %d: %s\n", "storage_put", rank, msg_); \
-      failures++;                                               \
-    }                                                           \
-  } while (0)
 
 static int value(int sender, int i) { return sender * 1000000 + i; }
 
 int main(int argc, char **argv)
 {
   int size;
+  example_name = "storage_put";
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   /* Rank 0 makes a private directory for the window files. */
-  if (rank == 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/mpisw-put-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-      fprintf(stderr, "storage_put: mkdtemp %s: %s\n", dir, strerror(errno));
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-  }
-  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  make_scratch_dir("mpisw-put");
 
   /* The hints that put the window on storage. %r becomes the rank. */
   char filename[512];
@@ -167,11 +115,7 @@ int main(int argc, char **argv)
   struct stat st;
   CHECK(used[0] == '\0' || stat(used, &st) != 0, "%s still exists after MPI_Win_free", used);
 
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  cleanup_dir();
-  if (rank == 0)
-    printf("storage_put: %s\n", total ? "FAILED" : "ok");
+  int status = example_result(); /* collective: all ranks' failures */
   MPI_Finalize();
-  return total ? 1 : 0;
+  return status;
 }
