@@ -91,6 +91,10 @@ static int open_unique(struct mpisw_file *f, const char *dir, const struct mpisw
 int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_file_opts *o,
                     struct mpisw_error *e) {
   mpisw_file_init(f);
+  size_t n = strlen(path);
+  if (n > 1 && path[n - 1] == '/' && !mpisw_path_is_dir(path))
+    return mpisw_fail(e, MPISW_K_NOFILE,
+                      "storage_alloc_filename: '%s': directory does not exist", path);
   if (o->may_create && mpisw_path_is_dir(path)) {
     if (open_unique(f, path, o, e)) return -1;
   } else {

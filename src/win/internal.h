@@ -153,4 +153,7 @@ int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used);
 int mpisw_win_flavor(MPI_Win win, int **flavor);
 void mpisw_finalize(void);
 
+/* ---- quirks.c: MPI bugs worked around before MPI_Init ---- */
+void mpisw_quirks_before_init(void);
+
 #endif
