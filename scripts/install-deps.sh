@@ -45,7 +45,34 @@ done
 # C library headers (gcc alone does not pull them in without recommends).
 [ -e /usr/include/stdio.h ] || missing+=("C headers (libc6-dev)")
 
-[ ${#missing[@]} -eq 0 ] && exit 0
+# matplotlib, for the plots of the benchmark driver (bench/run.py): from PyPI
+# with the pip of the python3 on PATH, the one that runs the driver. A Debian
+# system python3 refuses pip (externally managed): there it is the Debian
+# package python3-matplotlib instead.
+ensure_matplotlib() {
+  python3 -c 'import matplotlib' >/dev/null 2>&1 && return 0
+  echo "install-deps: python3 -m pip install --quiet matplotlib ($(command -v python3))"
+  if PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+       python3 -m pip install --quiet matplotlib </dev/null; then
+    :
+  elif [ "$(python3 -c 'import sys; print(sys.prefix)' 2>/dev/null)" = /usr ] &&
+       command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: pip failed; apt-get install python3-matplotlib"
+    local s=(); [ "$(id -u)" -eq 0 ] || s=(sudo)
+    "${s[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+    "${s[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends python3-matplotlib </dev/null
+  fi
+  if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+    echo "install-deps: python3 still cannot import matplotlib" >&2
+    return 1
+  fi
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  ensure_matplotlib
+  exit $?
+fi
 
 echo "install-deps: missing: ${missing[*]}"
 if ! command -v apt-get >/dev/null 2>&1; then
@@ -80,4 +107,5 @@ if [ ${#still[@]} -ne 0 ]; then
   echo "install-deps: still missing after apt-get install: ${still[*]}" >&2
   exit 1
 fi
+ensure_matplotlib
 echo "install-deps: done"

@@ -1,0 +1,464 @@
+/*
+ * rma_bench: latency and bandwidth of single MPI one-sided operations into a
+ * window in memory or on storage (alloc_type=storage through libmpisw).
+ *
+ * The shape of the paper's Intel IMB-RMA runs, "Single Transfer" in
+ * non-aggregate mode: rank 0 (origin) times repetitions of
+ *
+ *     MPI_Win_lock(MPI_LOCK_SHARED, 1) ; one operation ; MPI_Win_unlock(1)
+ *
+ * against rank 1 (target), which only waits in a barrier at the end of each
+ * message size. The unlock completes the operation at the target, so the
+ * mean time per repetition is the latency of one complete transfer.
+ * There is no MPI_Win_sync in the loop: the storage window is measured as a
+ * file mapping whose write-back is left to the operating system.
+ *
+ * Operations: put, get (MPI_BYTE); accumulate, get_accumulate (MPI_SUM on
+ * MPI_INT); fetch_and_op (MPI_SUM) and compare_and_swap on one MPI_INT64_T.
+ * Sizes are powers of two from --min to --max (8 B to 4 MiB by default); the
+ * two atomics run at 8 B only.
+ *
+ * Output: one JSON line per (op, kind, size) on stdout from rank 0,
+ *   {"bench":"rma","op":"put","kind":"storage","bytes":65536,"iters":1000,
+ *    "usec":<mean latency>,"MiBps":<bytes / latency>,"ranks":2}
+ * progress on stderr. After each put sweep rank 1 checks that its window
+ * holds the last pattern put, and that nothing was written past it.
+ *
+ * Run: mpiexec -n 2 rma_bench [--ops LIST] [--min B] [--max B] [--iters N]
+ *                             [--kind memory|storage|both] [--path DIR]
+ * Exit status: 0 ok, 1 an MPI error or a failed check, 2 bad usage.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpisw.h"
+
+enum { ORIGIN = 0, TARGET = 1 };
+
+#define MIN_BYTES ((size_t)8)
+#define DEFAULT_MAX ((size_t)4 << 20)
+#define MAX_BYTES ((size_t)1 << 30) /* MPI counts are int; 1 GiB is plenty */
+#define WIN_SLACK ((size_t)4096)    /* past the largest message: catches overruns */
+#define SIZE_BUDGET ((size_t)256 << 20) /* bytes moved per size, bounds run time */
+#define MIN_ITERS 20L
+#define DEFAULT_ITERS 1000L
+
+enum op_id { OP_PUT, OP_GET, OP_ACC, OP_GACC, OP_FOP, OP_CAS, OP_COUNT };
+static const char *const op_names[OP_COUNT] = {
+    "put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"};
+
+enum kind_id { KIND_MEMORY, KIND_STORAGE, KIND_COUNT };
+static const char *const kind_names[KIND_COUNT] = {"memory", "storage"};
+
+struct options {
+  unsigned ops;   /* bit per op_id */
+  unsigned kinds; /* bit per kind_id */
+  size_t min, max;
+  long iters;
+  const char *path;
+};
+
+/* One window and the origin-side buffers used against it. */
+struct bench {
+  enum kind_id kind;
+  MPI_Win win;
+  unsigned char *base; /* the local window (read by rank 1 for the check) */
+  size_t win_bytes;
+  unsigned char *pattern; /* put source: a known byte pattern */
+  int *ones;              /* accumulate source: +1 keeps sums far from overflow */
+  unsigned char *result;  /* get, get_accumulate and atomics land here */
+};
+
+static int rank;
+
+/* Every MPI call goes through this: print the error string, abort with 1. */
+#define CHECK(call) check_mpi((call), #call)
+static void check_mpi(int rc, const char *call)
+{
+  if (rc == MPI_SUCCESS)
+    return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  fprintf(stderr, "rma_bench: rank %d: %.*s: %s\n", rank, (int)strcspn(call, "("), call,
+          msg);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  exit(1);
+}
+
+static void die(const char *msg)
+{
+  fprintf(stderr, "rma_bench: rank %d: %s\n", rank, msg);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  exit(1);
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: mpiexec -n 2 rma_bench [options]\n"
+          "  --ops LIST    comma list of put,get,accumulate,get_accumulate,\n"
+          "                fetch_and_op,compare_and_swap, or all (default)\n"
+          "  --min BYTES   smallest message, power of two >= 8 (default 8)\n"
+          "  --max BYTES   largest message, power of two <= 1G (default 4M)\n"
+          "                K, M, G suffixes are binary (4M = 4194304)\n"
+          "  --iters N     repetitions per size before the %zu MiB cap (default %ld)\n"
+          "  --kind K      memory, storage or both (default both)\n"
+          "  --path DIR    directory of the storage windows' files (default /tmp)\n",
+          SIZE_BUDGET >> 20, DEFAULT_ITERS);
+}
+
+/* "4M" -> 4194304. Returns 0 on a malformed or overflowing value. */
+static int parse_bytes(const char *s, size_t *out)
+{
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  int shift = 0;
+  if (end == s || *s == '-')
+    return 0;
+  switch (*end) {
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
+  }
+  if (*end != '\0' || v > (SIZE_MAX >> shift))
+    return 0;
+  *out = (size_t)v << shift;
+  return 1;
+}
+
+static int is_pow2(size_t v) { return v && !(v & (v - 1)); }
+
+/* "put,get" -> bit mask; "all" -> every op; 0 when a name is unknown. */
+static unsigned parse_ops(const char *list)
+{
+  unsigned mask = 0;
+  char buf[256];
+  if (strcmp(list, "all") == 0)
+    return (1u << OP_COUNT) - 1;
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int found = 0;
+    for (int op = 0; op < OP_COUNT; op++)
+      if (strcmp(tok, op_names[op]) == 0) {
+        mask |= 1u << op;
+        found = 1;
+      }
+    if (!found)
+      return 0;
+  }
+  return mask;
+}
+
+static unsigned parse_kind(const char *s)
+{
+  if (strcmp(s, "memory") == 0)
+    return 1u << KIND_MEMORY;
+  if (strcmp(s, "storage") == 0)
+    return 1u << KIND_STORAGE;
+  if (strcmp(s, "both") == 0)
+    return (1u << KIND_MEMORY) | (1u << KIND_STORAGE);
+  return 0;
+}
+
+/* Returns -1 to go on, else the exit status (0 for --help, 2 for an error).
+ * Every rank parses the same arguments; only rank 0 talks. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+  static const struct option longopts[] = {
+      {"ops", required_argument, NULL, 'o'},  {"min", required_argument, NULL, 'm'},
+      {"max", required_argument, NULL, 'M'},  {"iters", required_argument, NULL, 'i'},
+      {"kind", required_argument, NULL, 'k'}, {"path", required_argument, NULL, 'p'},
+      {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
+  *o = (struct options){.ops = (1u << OP_COUNT) - 1, .kinds = parse_kind("both"),
+                        .min = MIN_BYTES, .max = DEFAULT_MAX, .iters = DEFAULT_ITERS,
+                        .path = "/tmp"};
+  const char *bad = NULL;
+  int c;
+  opterr = rank == 0;
+  while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    char *end;
+    switch (c) {
+    case 'o': if (!(o->ops = parse_ops(optarg))) bad = "--ops: unknown operation"; break;
+    case 'm': if (!parse_bytes(optarg, &o->min)) bad = "--min: not a size"; break;
+    case 'M': if (!parse_bytes(optarg, &o->max)) bad = "--max: not a size"; break;
+    case 'i':
+      o->iters = strtol(optarg, &end, 10);
+      if (end == optarg || *end || o->iters < 1)
+        bad = "--iters: not a positive integer";
+      break;
+    case 'k': if (!(o->kinds = parse_kind(optarg))) bad = "--kind: memory, storage or both"; break;
+    case 'p': o->path = optarg; break;
+    case 'h': if (rank == 0) usage(stdout); return 0;
+    default: bad = ""; /* getopt has said what */
+    }
+  }
+  if (!bad && optind < argc)
+    bad = "unexpected argument";
+  if (!bad && (!is_pow2(o->min) || !is_pow2(o->max) || o->min < MIN_BYTES ||
+               o->max > MAX_BYTES || o->min > o->max))
+    bad = "--min and --max: powers of two, 8 <= min <= max <= 1G";
+  if (!bad)
+    return -1;
+  if (rank == 0) {
+    if (*bad)
+      fprintf(stderr, "rma_bench: %s\n", bad);
+    usage(stderr);
+  }
+  return 2;
+}
+
+/* ---- windows ----------------------------------------------------------- */
+
+static void *alloc_buffer(size_t bytes)
+{
+  void *p = NULL;
+  if (posix_memalign(&p, 4096, bytes) != 0)
+    die("out of memory for the origin buffers");
+  memset(p, 0, bytes); /* fault the pages in before anything is timed */
+  return p;
+}
+
+static unsigned char pattern_byte(size_t i) { return (unsigned char)(i % 251 + 1); }
+
+/* The JSON says which kind was measured, so it must be what the window got:
+ * a storage window that silently stayed in memory (libmpisw linked after the
+ * MPI library, MPISW_DISABLE=1) or a memory window that MPISW_HINTS sent to
+ * storage would make the numbers a lie. */
+static void confirm_placement(MPI_Win win, enum kind_id kind)
+{
+  MPI_Info info;
+  char value[MPI_MAX_INFO_VAL + 1] = "";
+  int flag = 0;
+  CHECK(MPI_Win_get_info(win, &info));
+  CHECK(MPI_Info_get(info, MPISW_HINT_ALLOC_TYPE, MPI_MAX_INFO_VAL, value, &flag));
+  CHECK(MPI_Info_free(&info));
+  const char *placed = flag ? value : "memory"; /* no key: a window mpisw let through */
+  if (strcmp(placed, kind_names[kind]) != 0) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "asked for a %s window, got %s (is libmpisw active? MPISW_HINTS?)",
+             kind_names[kind], placed);
+    die(msg);
+  }
+}
+
+static MPI_Info storage_hints(const char *dir)
+{
+  char filename[PATH_MAX];
+  if (snprintf(filename, sizeof filename, "%s/rma-%%r.win", dir) >= (int)sizeof filename)
+    die("--path is too long");
+  MPI_Info info;
+  CHECK(MPI_Info_create(&info));
+  CHECK(MPI_Info_set(info, MPISW_HINT_ALLOC_TYPE, "storage"));
+  CHECK(MPI_Info_set(info, MPISW_HINT_FILENAME, filename));
+  CHECK(MPI_Info_set(info, MPISW_HINT_UNLINK, "true"));
+  /* The default, pinned: a factor in MPISW_HINTS must not move part of the
+   * window back to memory. */
+  CHECK(MPI_Info_set(info, MPISW_HINT_FACTOR, "1"));
+  return info;
+}
+
+/* Both ranks allocate (collective); rank 0's window is simply unused.
+ * One window of max(4 MiB, --max) + slack serves every size, so sizes differ
+ * only in the transfer, never in the mapping behind it. */
+static void open_window(struct bench *b, enum kind_id kind, const struct options *o)
+{
+  size_t msg = o->max > DEFAULT_MAX ? o->max : DEFAULT_MAX;
+  MPI_Info info = kind == KIND_STORAGE ? storage_hints(o->path) : MPI_INFO_NULL;
+  b->kind = kind;
+  b->win_bytes = msg + WIN_SLACK;
+  CHECK(MPI_Win_allocate((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD, &b->base, &b->win));
+  if (info != MPI_INFO_NULL)
+    CHECK(MPI_Info_free(&info));
+  CHECK(MPI_Win_set_errhandler(b->win, MPI_ERRORS_RETURN));
+  confirm_placement(b->win, kind);
+}
+
+static void close_window(struct bench *b) { CHECK(MPI_Win_free(&b->win)); }
+
+/* ---- the measurement --------------------------------------------------- */
+
+/* One operation of `bytes` at displacement 0 of rank 1's window. */
+static void issue(enum op_id op, const struct bench *b, size_t bytes)
+{
+  static const int64_t one = 1, compare = 0;
+  int n = (int)(bytes / sizeof(int));
+  switch (op) {
+  case OP_PUT:
+    CHECK(MPI_Put(b->pattern, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
+    break;
+  case OP_GET:
+    CHECK(MPI_Get(b->result, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
+    break;
+  case OP_ACC:
+    CHECK(MPI_Accumulate(b->ones, n, MPI_INT, TARGET, 0, n, MPI_INT, MPI_SUM, b->win));
+    break;
+  case OP_GACC:
+    CHECK(MPI_Get_accumulate(b->ones, n, MPI_INT, b->result, n, MPI_INT, TARGET, 0, n,
+                             MPI_INT, MPI_SUM, b->win));
+    break;
+  case OP_FOP:
+    CHECK(MPI_Fetch_and_op(&one, b->result, MPI_INT64_T, TARGET, 0, MPI_SUM, b->win));
+    break;
+  case OP_CAS:
+    CHECK(MPI_Compare_and_swap(&one, &compare, b->result, MPI_INT64_T, TARGET, 0, b->win));
+    break;
+  default:
+    break;
+  }
+}
+
+/* The configured count, cut to SIZE_BUDGET bytes but not below MIN_ITERS
+ * (nor above what was asked for). */
+static long iterations(const struct options *o, size_t bytes)
+{
+  long cap = (long)(SIZE_BUDGET / bytes);
+  long floor = o->iters < MIN_ITERS ? o->iters : MIN_ITERS;
+  long n = o->iters < cap ? o->iters : cap;
+  return n > floor ? n : floor;
+}
+
+/* Rank 0: seconds for `iters` epochs after `warmup` untimed ones. */
+static double time_epochs(enum op_id op, const struct bench *b, size_t bytes, long warmup,
+                          long iters)
+{
+  double t0 = MPI_Wtime();
+  for (long i = 0; i < warmup + iters; i++) {
+    if (i == warmup)
+      t0 = MPI_Wtime();
+    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, TARGET, 0, b->win));
+    issue(op, b, bytes);
+    CHECK(MPI_Win_unlock(TARGET, b->win));
+  }
+  return MPI_Wtime() - t0;
+}
+
+static void measure(enum op_id op, const struct bench *b, size_t bytes, const struct options *o)
+{
+  long iters = iterations(o, bytes);
+  double secs = 0;
+  if (rank == ORIGIN)
+    secs = time_epochs(op, b, bytes, iters / 10, iters);
+  CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* the target waits here, passive */
+  if (rank != ORIGIN)
+    return;
+  double usec = secs / (double)iters * 1e6;
+  printf("{\"bench\":\"rma\",\"op\":\"%s\",\"kind\":\"%s\",\"bytes\":%zu,\"iters\":%ld,"
+         "\"usec\":%.3f,\"MiBps\":%.2f,\"ranks\":2}\n",
+         op_names[op], kind_names[b->kind], bytes, iters, usec,
+         (double)bytes / (usec * 1e-6) / (1 << 20));
+  fflush(stdout);
+}
+
+/* ---- the put check ----------------------------------------------------- */
+
+/* Rank 1 zeroes its window so that the check after the sweep proves the puts
+ * landed (a reused file or recycled memory could hold anything). */
+static void clear_target(const struct bench *b)
+{
+  if (rank == TARGET) {
+    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, TARGET, 0, b->win));
+    memset(b->base, 0, b->win_bytes);
+    CHECK(MPI_Win_unlock(TARGET, b->win));
+  }
+  CHECK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* Rank 1: the last (largest) put left the pattern in [0, last) and zeros after. */
+static void check_target(const struct bench *b, size_t last)
+{
+  if (rank != TARGET)
+    return;
+  size_t i;
+  CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, TARGET, 0, b->win));
+  for (i = 0; i < b->win_bytes; i++)
+    if (b->base[i] != (i < last ? pattern_byte(i) : 0))
+      break;
+  unsigned got = i < b->win_bytes ? b->base[i] : 0;
+  CHECK(MPI_Win_unlock(TARGET, b->win));
+  if (i < b->win_bytes) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "put check failed (%s window): byte %zu is %u, expected %u",
+             kind_names[b->kind], i, got, i < last ? pattern_byte(i) : 0);
+    die(msg);
+  }
+  fprintf(stderr, "rma_bench: %s put check ok (%zu bytes)\n", kind_names[b->kind], last);
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+static void sweep(enum op_id op, const struct bench *b, const struct options *o)
+{
+  int atomic = op == OP_FOP || op == OP_CAS;
+  size_t lo = o->min, hi = atomic ? MIN_BYTES : o->max;
+  if (lo > hi)
+    return; /* atomics when --min > 8 */
+  if (rank == ORIGIN)
+    fprintf(stderr, "rma_bench: %s %s, %zu to %zu bytes\n", kind_names[b->kind],
+            op_names[op], lo, hi);
+  if (op == OP_PUT)
+    clear_target(b);
+  for (size_t bytes = lo; bytes <= hi; bytes *= 2)
+    measure(op, b, bytes, o);
+  if (op == OP_PUT)
+    check_target(b, hi);
+}
+
+static void run_kind(enum kind_id kind, const struct options *o, struct bench *b)
+{
+  if (rank == ORIGIN && kind == KIND_STORAGE)
+    fprintf(stderr, "rma_bench: storage windows in %s/rma-<rank>.win\n", o->path);
+  open_window(b, kind, o);
+  for (int op = 0; op < OP_COUNT; op++)
+    if (o->ops & (1u << op))
+      sweep((enum op_id)op, b, o);
+  close_window(b);
+}
+
+int main(int argc, char **argv)
+{
+  int nranks;
+  MPI_Init(&argc, &argv); /* a failure here aborts: no handler is set yet */
+  CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+  CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+
+  struct options o;
+  int status = parse_options(argc, argv, &o);
+  if (status < 0 && nranks != 2) {
+    if (rank == 0)
+      fprintf(stderr, "rma_bench: needs exactly 2 ranks (origin and target), got %d\n",
+              nranks);
+    status = 2;
+  }
+  if (status >= 0) {
+    MPI_Finalize();
+    return status;
+  }
+
+  size_t buf_bytes = o.max > MIN_BYTES ? o.max : MIN_BYTES;
+  struct bench b = {.pattern = alloc_buffer(buf_bytes), .ones = alloc_buffer(buf_bytes),
+                    .result = alloc_buffer(buf_bytes)};
+  for (size_t i = 0; i < buf_bytes; i++)
+    b.pattern[i] = pattern_byte(i);
+  for (size_t i = 0; i < buf_bytes / sizeof(int); i++)
+    b.ones[i] = 1;
+
+  for (int kind = 0; kind < KIND_COUNT; kind++)
+    if (o.kinds & (1u << kind))
+      run_kind((enum kind_id)kind, &o, &b);
+
+  free(b.pattern);
+  free(b.ones);
+  free(b.result);
+  CHECK(MPI_Finalize());
+  return 0;
+}
