@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define SCALAR 3.0
 #define B_VALUE 1.0
 #define C_VALUE 2.0
@@ -88,25 +90,6 @@ static double now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* "512M" -> 536870912. Returns 0 on a malformed or overflowing value. */
-static int parse_bytes(const char *s, size_t *out)
-{
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  int shift = 0;
-  if (end == s || *s == '-')
-    return 0;
-  switch (*end) {
-  case 'k': case 'K': shift = 10; end++; break;
-  case 'm': case 'M': shift = 20; end++; break;
-  case 'g': case 'G': shift = 30; end++; break;
-  }
-  if (*end != '\0' || v > (SIZE_MAX >> shift))
-    return 0;
-  *out = (size_t)v << shift;
-  return 1;
-}
-
 static void usage(FILE *f)
 {
   fprintf(f, "usage: membw [--size BYTES] [--reps N]\n"
@@ -127,7 +110,7 @@ static int parse_options(int argc, char **argv, size_t *size, long *reps)
     char *end;
     switch (c) {
     case 's':
-      if (!parse_bytes(optarg, size) || *size == 0 || *size % sizeof(double)) {
+      if (bench_parse_bytes(optarg, size) || *size == 0 || *size % sizeof(double)) {
         fprintf(stderr, "membw: --size: a positive multiple of 8 bytes\n");
         return 2;
       }

@@ -39,6 +39,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #include "mpisw.h"
 
 enum kernel { SEQ, PAD, RND, MIX, NKERNELS };
@@ -150,29 +152,6 @@ static int bad_value(const char *opt, const char *value, const char *expected)
   return -1;
 }
 
-/* A positive byte count with an optional binary suffix K, M or G. */
-static int parse_bytes(const char *s, size_t *out)
-{
-  if (!isdigit((unsigned char)*s))
-    return -1;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno)
-    return -1;
-  unsigned shift = 0;
-  switch (toupper((unsigned char)*end)) {
-  case 'K': shift = 10; end++; break;
-  case 'M': shift = 20; end++; break;
-  case 'G': shift = 30; end++; break;
-  }
-  /* MPI_Aint bounds the window size. */
-  if (*end || v == 0 || v > ((unsigned long long)INTPTR_MAX >> shift))
-    return -1;
-  *out = (size_t)(v << shift);
-  return 0;
-}
-
 /* "SEQ,RND" or "all" (any case) into a bit mask of kernels. */
 static int parse_kernels(const char *s, unsigned *mask)
 {
@@ -238,11 +217,11 @@ static int parse_options(int argc, char **argv, struct options *o)
         return bad_value("--kernel", optarg, "SEQ, PAD, RND, MIX or all");
       break;
     case O_SIZE:
-      if (parse_bytes(optarg, &o->size))
+      if (bench_parse_bytes(optarg, &o->size))
         return bad_value("--size", optarg, "a positive byte count");
       break;
     case O_SEGMENT:
-      if (parse_bytes(optarg, &o->segment) || o->segment > (1u << 30))
+      if (bench_parse_bytes(optarg, &o->segment) || o->segment > (1u << 30))
         return bad_value("--segment", optarg, "a byte count in [1, 1G]");
       break;
     case O_ITERS: {

@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 #include "mpisw.h"
 
 enum { ORIGIN = 0, TARGET = 1 };
@@ -115,25 +117,6 @@ static void usage(FILE *f)
           SIZE_BUDGET >> 20, DEFAULT_ITERS);
 }
 
-/* "4M" -> 4194304. Returns 0 on a malformed or overflowing value. */
-static int parse_bytes(const char *s, size_t *out)
-{
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  int shift = 0;
-  if (end == s || *s == '-')
-    return 0;
-  switch (*end) {
-  case 'k': case 'K': shift = 10; end++; break;
-  case 'm': case 'M': shift = 20; end++; break;
-  case 'g': case 'G': shift = 30; end++; break;
-  }
-  if (*end != '\0' || v > (SIZE_MAX >> shift))
-    return 0;
-  *out = (size_t)v << shift;
-  return 1;
-}
-
 static int is_pow2(size_t v) { return v && !(v & (v - 1)); }
 
 /* "put,get" -> bit mask; "all" -> every op; 0 when a name is unknown. */
@@ -187,8 +170,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     char *end;
     switch (c) {
     case 'o': if (!(o->ops = parse_ops(optarg))) bad = "--ops: unknown operation"; break;
-    case 'm': if (!parse_bytes(optarg, &o->min)) bad = "--min: not a size"; break;
-    case 'M': if (!parse_bytes(optarg, &o->max)) bad = "--max: not a size"; break;
+    case 'm': if (bench_parse_bytes(optarg, &o->min)) bad = "--min: not a size"; break;
+    case 'M': if (bench_parse_bytes(optarg, &o->max)) bad = "--max: not a size"; break;
     case 'i':
       o->iters = strtol(optarg, &end, 10);
       if (end == optarg || *end || o->iters < 1)

@@ -5,24 +5,6 @@
 
 #include "win/internal.h"
 
-static int create_over(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                       MPI_Comm comm, MPI_Win *win, int large) {
-#if MPI_VERSION >= 4
-  if (large) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-#endif
-  (void)large;
-  return PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
-}
-
-static int allocate_in_mpi(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                           void *baseptr, MPI_Win *win, int large) {
-#if MPI_VERSION >= 4
-  if (large) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-#endif
-  (void)large;
-  return PMPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
-}
-
 int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                        MPI_Comm comm, void *baseptr, MPI_Win *win, int large) {
   struct mpisw_hints h;
@@ -35,7 +17,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
 
   if (!storage) { /* nobody wants storage: the MPI's own window */
-    int rc = allocate_in_mpi(size, disp_unit, info, comm, baseptr, win, large);
+    int rc = mpisw_mpi_win_allocate(size, disp_unit, info, comm, baseptr, win, large);
     if (rc != MPI_SUCCESS) return rc;
     struct mpisw_win *w = mpisw_win_new(MPISW_WIN_MEMORY, MPI_WIN_FLAVOR_ALLOCATE);
     if (w) {
@@ -61,7 +43,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
     if (w) mpisw_win_destroy(w);
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
   }
-  int rc = create_over(w->p.region.base, size, disp_unit, info, comm, win, large);
+  int rc = mpisw_mpi_win_create(w->p.region.base, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
     mpisw_win_destroy(w);

@@ -134,6 +134,15 @@ void mpisw_alloc_each_overlap(const void *base, uint64_t size,
 /* Calls fn for every live window and allocation (finalize, report). */
 void mpisw_each_place(void (*fn)(struct mpisw_place *, void *), void *arg);
 
+/* ---- mpi_calls.c: the MPI's own window calls; large selects the MPI-4
+ * variants with an MPI_Aint displacement unit ---- */
+int mpisw_mpi_win_create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                         MPI_Comm comm, MPI_Win *win, int large);
+int mpisw_mpi_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                           void *baseptr, MPI_Win *win, int large);
+int mpisw_mpi_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                  MPI_Comm comm, void *baseptr, MPI_Win *win, int large);
+
 /* ---- allocate.c / shared.c / dynamic.c / sync.c / info.c / report.c ---- */
 int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                        MPI_Comm comm, void *baseptr, MPI_Win *win, int large);

@@ -92,24 +92,6 @@ static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
   return 0;
 }
 
-static int shared_in_mpi(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                         void *baseptr, MPI_Win *win, int large) {
-#if MPI_VERSION >= 4
-  if (large) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-#endif
-  (void)large;
-  return PMPI_Win_allocate_shared(size, (int)disp_unit, info, comm, baseptr, win);
-}
-
-static int create_over(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                       MPI_Comm comm, MPI_Win *win, int large) {
-#if MPI_VERSION >= 4
-  if (large) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-#endif
-  (void)large;
-  return PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
-}
-
 /* Segment offsets in rank order; page-aligned starts when noncontig. */
 static uint64_t lay_segments(struct mpisw_win *w, const MPI_Aint *pairs) {
   uint64_t at = 0, page = mpisw_page_size();
@@ -136,7 +118,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   if (mpisw_agree(comm, failed, &e, &storage))
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
   if (!storage) { /* rank 0 decides for the node: memory, the MPI's window */
-    int rc = shared_in_mpi(size, disp_unit, info, comm, baseptr, win, large);
+    int rc = mpisw_mpi_win_allocate_shared(size, disp_unit, info, comm, baseptr, win, large);
     if (rc != MPI_SUCCESS) return rc;
     struct mpisw_win *w = mpisw_win_new(MPISW_WIN_MEMORY, MPI_WIN_FLAVOR_SHARED);
     if (w) {
@@ -216,7 +198,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   free(m);
 
   char *mybase = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
-  int rc = create_over(mybase, size, disp_unit, info, comm, win, large);
+  int rc = mpisw_mpi_win_create(mybase, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
     mpisw_win_destroy(w);
