@@ -69,8 +69,19 @@ ensure_matplotlib() {
   fi
 }
 
+# mpi4py, for the Python test of storage windows: built from PyPI against
+# Open MPI's wrapper (with both MPIs installed, mpi4py can serve one).
+ensure_mpi4py() {
+  python3 -c 'import mpi4py' >/dev/null 2>&1 && return 0
+  command -v mpicc.openmpi >/dev/null 2>&1 || return 0
+  echo "install-deps: python3 -m pip install --quiet mpi4py (built with mpicc.openmpi)"
+  MPICC=mpicc.openmpi PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    python3 -m pip install --quiet --no-cache-dir mpi4py </dev/null ||
+    { echo "install-deps: could not install mpi4py" >&2; return 1; }
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
-  ensure_matplotlib
+  ensure_matplotlib && ensure_mpi4py
   exit $?
 fi
 
@@ -108,4 +119,5 @@ if [ ${#still[@]} -ne 0 ]; then
   exit 1
 fi
 ensure_matplotlib
+ensure_mpi4py
 echo "install-deps: done"
