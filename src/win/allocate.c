@@ -12,6 +12,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
   int rank;
   PMPI_Comm_rank(comm, &rank);
   int failed = mpisw_hints_from_info(info, &h, &e) != 0;
+  if (!failed && !h.storage && size > 0) failed = mpisw_budget_check((uint64_t)size, 1, &e) != 0;
   int storage = !failed && h.storage;
   if (mpisw_agree(comm, failed, &e, &storage))
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
@@ -19,15 +20,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
   if (!storage) { /* nobody wants storage: the MPI's own window */
     int rc = mpisw_mpi_win_allocate(size, disp_unit, info, comm, baseptr, win, large);
     if (rc != MPI_SUCCESS) return rc;
-    struct mpisw_win *w = mpisw_win_new(MPISW_WIN_MEMORY, MPI_WIN_FLAVOR_ALLOCATE);
-    if (w) {
-      w->p.region.l.size = w->p.region.l.mem_len = (uint64_t)size;
-      mpisw_win_register(w, *win);
-    }
-    pthread_mutex_lock(&mpisw_lock);
-    mpisw_stats.windows_memory++;
-    mpisw_stats.bytes_memory += (double)size;
-    pthread_mutex_unlock(&mpisw_lock);
+    mpisw_win_track_memory(*win, MPI_WIN_FLAVOR_ALLOCATE, size);
     return MPI_SUCCESS;
   }
 

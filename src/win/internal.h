@@ -38,6 +38,10 @@ int mpisw_report_enabled(void);
 /* Memory a window may still take under the budget (auto factor). */
 uint64_t mpisw_budget_left(int ranks_sharing);
 void mpisw_budget_take(int64_t bytes);     /* negative to give back */
+/* With MPISW_MEMORY_LIMIT set: fails (NOMEM) when mem_bytes more would pass
+ * the budget. Without it: always 0 (the kernel's overcommit decides). */
+int mpisw_budget_check(uint64_t mem_bytes, int ranks_sharing, struct mpisw_error *e);
+int mpisw_budget_enforced(void);
 double mpisw_now(void);
 
 /* ---- errors.c ---- */
@@ -122,6 +126,8 @@ int mpisw_win_register(struct mpisw_win *w, MPI_Win win);   /* attribute + list 
 struct mpisw_win *mpisw_win_lookup(MPI_Win win);
 void mpisw_win_unregister(struct mpisw_win *w);             /* list only */
 void mpisw_win_destroy(struct mpisw_win *w);
+/* A window the MPI allocated in memory: tracked for info, report, budget. */
+void mpisw_win_track_memory(MPI_Win win, int flavor, MPI_Aint size);
 void mpisw_win_add_alloc(struct mpisw_win *w, struct mpisw_alloc *a);
 void mpisw_win_drop_alloc(struct mpisw_win *w, struct mpisw_alloc *a);
 

@@ -35,6 +35,7 @@ int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64
   uint64_t mem = mpisw_place_mem_target(h, size, 1);
   if (mpisw_layout_compute(size, mem, h->storage_first, h->offset, mpisw_page_size(), &l, e))
     return -1;
+  if (mpisw_budget_check(l.mem_len, 1, e)) return -1;
   if (l.sto_len) {
     char host[64], path[MPISW_PATH_MAX];
     mpisw_path_hostname(host, sizeof host);

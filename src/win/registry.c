@@ -145,3 +145,20 @@ void mpisw_each_place(void (*fn)(struct mpisw_place *, void *), void *arg) {
   for (struct mpisw_alloc *a = allocs; a; a = a->next) fn(&a->p, arg);
   pthread_mutex_unlock(&mpisw_lock);
 }
+
+void mpisw_win_track_memory(MPI_Win win, int flavor, MPI_Aint size) {
+  struct mpisw_win *w = mpisw_win_new(MPISW_WIN_MEMORY, flavor);
+  uint64_t bytes = size > 0 ? (uint64_t)size : 0;
+  if (w) {
+    w->p.region.l.size = w->p.region.l.mem_len = bytes;
+    if (mpisw_budget_enforced()) {
+      w->p.budget_taken = bytes;
+      mpisw_budget_take((int64_t)bytes);
+    }
+    mpisw_win_register(w, win);
+  }
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats.windows_memory++;
+  mpisw_stats.bytes_memory += (double)bytes;
+  pthread_mutex_unlock(&mpisw_lock);
+}

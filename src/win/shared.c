@@ -46,6 +46,7 @@ static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64
   if (mpisw_layout_compute(total, mem, p->h.storage_first, p->h.offset, mpisw_page_size(),
                            &m->layout, e))
     return -1;
+  if (mpisw_budget_check(m->layout.mem_len, nranks, e)) return -1;
   if (m->layout.sto_len) {
     char host[64], path[MPISW_PATH_MAX];
     mpisw_path_hostname(host, sizeof host);
@@ -118,13 +119,12 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   if (mpisw_agree(comm, failed, &e, &storage))
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
   if (!storage) { /* rank 0 decides for the node: memory, the MPI's window */
+    failed = mpisw_budget_check(size > 0 ? (uint64_t)size : 0, 1, &e) != 0;
+    if (mpisw_agree(comm, failed, &e, NULL))
+      return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
     int rc = mpisw_mpi_win_allocate_shared(size, disp_unit, info, comm, baseptr, win, large);
     if (rc != MPI_SUCCESS) return rc;
-    struct mpisw_win *w = mpisw_win_new(MPISW_WIN_MEMORY, MPI_WIN_FLAVOR_SHARED);
-    if (w) {
-      w->p.region.l.size = w->p.region.l.mem_len = (uint64_t)size;
-      mpisw_win_register(w, *win);
-    }
+    mpisw_win_track_memory(*win, MPI_WIN_FLAVOR_SHARED, size);
     return MPI_SUCCESS;
   }
 

@@ -78,6 +78,20 @@ uint64_t mpisw_budget_left(int ranks_sharing) {
   return budget > used ? budget - used : 0;
 }
 
+int mpisw_budget_enforced(void) { return has_limit; }
+
+int mpisw_budget_check(uint64_t mem_bytes, int ranks_sharing, struct mpisw_error *e) {
+  if (!has_limit) return 0;
+  uint64_t left = mpisw_budget_left(ranks_sharing);
+  if (mem_bytes <= left) return 0;
+  return mpisw_fail(e, MPISW_K_NOMEM,
+                    "%llu bytes of memory exceed MPISW_MEMORY_LIMIT (%llu bytes per process, "
+                    "%llu still free); put the excess on storage with alloc_type=storage "
+                    "and storage_alloc_factor=auto",
+                    (unsigned long long)mem_bytes, (unsigned long long)limit_bytes,
+                    (unsigned long long)left);
+}
+
 void mpisw_budget_take(int64_t bytes) {
   pthread_mutex_lock(&mpisw_lock);
   budget_used = (uint64_t)((int64_t)budget_used + bytes);

@@ -100,6 +100,8 @@ int mpisw_win_free(MPI_Win *win) {
   int failed = 0;
   if (w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED)
     failed = mpisw_place_release(&w->p, 1, &e) != 0;
+  else if (w->kind == MPISW_WIN_MEMORY)
+    mpisw_budget_take(-(int64_t)w->p.budget_taken);
   mpisw_win_destroy(w);
   int out = MPI_SUCCESS;
   if (failed) out = raise_after_free(eh, mpisw_error_code("MPI_Win_free", &e));
