@@ -20,15 +20,6 @@
 
 #define MiB (1024 * 1024)
 
-static double info_d(MPI_Win win, const char *key) {
-  const char *v = tl_win_info(win, key);
-  CHECK(v != NULL, "MPI_Win_get_info has no '%s'", key);
-  char *end;
-  double x = strtod(v, &end);
-  CHECK(*v && *end == 0, "MPI_Win_get_info '%s' is '%s', not a number", key, v);
-  return x;
-}
-
 /* Checks the layout of a combined window and returns the storage length. */
 static size_t check_layout(const char *label, void *base, size_t size, const char *fn, off_t off,
                            int storage_first, double factor) {
@@ -116,7 +107,7 @@ static void combined(const char *label, const char *order, double factor, const 
   int sf = !strcmp(order, "storage_first");
   if (factor > 0.0) CHECK(tl_exists(fn), "%s: file %s not created", label, fn);
   size_t sto_len = check_layout(label, base, size, fn, off, sf, factor);
-  double rf = info_d(win, "storage_alloc_factor");
+  double rf = tl_win_info_number(win, "storage_alloc_factor");
   CHECK(fabs(rf - factor) < (double)tl_page / (double)size + 1e-9, "%s: get_info factor %g, asked %g", label, rf,
         factor);
   ring_put(win, base, size, 10);
@@ -147,7 +138,7 @@ static void test_auto(void) {
   void *a, *b, *c;
   MPI_Win wa, wb, wc;
   TL_WALLOC(4 * MiB, MPI_COMM_WORLD, &a, &wa, fa, "storage_alloc_factor=auto");
-  double f = info_d(wa, "storage_alloc_factor");
+  double f = tl_win_info_number(wa, "storage_alloc_factor");
   CHECK(fabs(f - 0.75) < 1e-6, "auto with a 1M budget and a 4M window resolved to %g, expected 0.75", f);
   struct tl_scan s;
   tl_scan_range(a, 4 * MiB, fa, &s);
@@ -161,7 +152,7 @@ static void test_auto(void) {
   /* while that window lives the budget is used up: the next one goes all to storage */
   const char *fb = tl_path("auto-b-r%d", tl_rank);
   TL_WALLOC(MiB / 2, MPI_COMM_WORLD, &b, &wb, fb, "storage_alloc_factor=auto");
-  f = info_d(wb, "storage_alloc_factor");
+  f = tl_win_info_number(wb, "storage_alloc_factor");
   CHECK(fabs(f - 1.0) < 1e-6, "auto with the budget used by a live window resolved to %g, expected 1", f);
   check_layout("auto, budget used", b, MiB / 2, fb, 0, 0, 1.0);
   CHECK_MPI(MPI_Win_free(&wb));
@@ -170,7 +161,7 @@ static void test_auto(void) {
   /* budget free again: a 512 KiB window fits in memory, factor 0, no file */
   const char *fc = tl_path("auto-c-r%d", tl_rank);
   TL_WALLOC(MiB / 2, MPI_COMM_WORLD, &c, &wc, fc, "storage_alloc_factor=auto");
-  f = info_d(wc, "storage_alloc_factor");
+  f = tl_win_info_number(wc, "storage_alloc_factor");
   CHECK(fabs(f) < 1e-6, "auto for 512K under a free 1M budget resolved to %g, expected 0", f);
   tl_scan_range(c, MiB / 2, fc, &s);
   CHECK(s.file == 0, "auto resolved to all memory but %zu pages map the file", s.file);
@@ -190,7 +181,7 @@ static void test_auto_nolimit(void) {
   void *a;
   MPI_Win w;
   TL_WALLOC(MiB, MPI_COMM_WORLD, &a, &w, fn, "storage_alloc_factor=auto");
-  double f = info_d(w, "storage_alloc_factor");
+  double f = tl_win_info_number(w, "storage_alloc_factor");
   CHECK(fabs(f) < 1e-6, "auto for 1 MiB on a machine with free memory resolved to %g, expected 0", f);
   CHECK(!tl_exists(fn), "auto resolved to all memory but created %s", fn);
   memset(a, 1, MiB);

@@ -49,15 +49,6 @@ static long long info_ll(MPI_Win win, const char *key) {
   return x;
 }
 
-static double info_d(MPI_Win win, const char *key) {
-  const char *v = tl_win_info(win, key);
-  CHECK(v != NULL, "MPI_Win_get_info has no '%s'", key);
-  char *end;
-  double x = strtod(v, &end);
-  CHECK(*v && *end == 0, "MPI_Win_get_info '%s' is '%s', not a number", key, v);
-  return x;
-}
-
 /* ---------------------------------------------------------------- */
 static void test_filename(void) {
   char want[PATH_MAX];
@@ -454,7 +445,7 @@ static void test_getinfo(void) {
   check_info_eq(win, "alloc_type", "storage");
   check_info_eq(win, "storage_alloc_filename", f);
   CHECK(info_ll(win, "storage_alloc_offset") == 0, "default offset");
-  CHECK(info_d(win, "storage_alloc_factor") == 1.0, "default factor is %g", info_d(win, "storage_alloc_factor"));
+  CHECK(tl_win_info_number(win, "storage_alloc_factor") == 1.0, "default factor is %g", tl_win_info_number(win, "storage_alloc_factor"));
   check_info_eq(win, "storage_alloc_order", "memory_first");
   check_info_eq(win, "storage_alloc_unlink", "false");
   check_info_eq(win, "storage_alloc_discard", "false");
@@ -471,7 +462,7 @@ static void test_getinfo(void) {
   check_info_eq(win, "alloc_type", "storage");
   check_info_eq(win, "storage_alloc_filename", g);
   CHECK(info_ll(win, "storage_alloc_offset") == 4096, "offset");
-  double fct = info_d(win, "storage_alloc_factor");
+  double fct = tl_win_info_number(win, "storage_alloc_factor");
   CHECK(fct == 0.5, "factor reported as %g, expected 0.5 (window of %d bytes is a page multiple)", fct, WS);
   check_info_eq(win, "storage_alloc_order", "storage_first");
   check_info_eq(win, "storage_alloc_unlink", "true");

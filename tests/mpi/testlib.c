@@ -633,3 +633,12 @@ int tl_allmin(int v) {
   CHECK_MPI(MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   return r;
 }
+
+double tl_win_info_number(MPI_Win win, const char *key) {
+  const char *v = tl_win_info(win, key);
+  CHECK(v != NULL, "MPI_Win_get_info has no '%s'", key);
+  char *end;
+  double x = strtod(v, &end);
+  CHECK(*v && *end == 0, "MPI_Win_get_info '%s' is '%s', not a number", key, v);
+  return x;
+}

@@ -94,6 +94,9 @@ void tl_info_setf(MPI_Info info, const char *key, const char *fmt, ...)
 /* Value of key in the window's info (MPI_Win_get_info), or NULL when absent.
  * Returns a static rotating buffer. */
 const char *tl_win_info(MPI_Win win, const char *key);
+/* The numeric value of key in the window's info; fails the test when the key
+ * is missing or not a number. */
+double tl_win_info_number(MPI_Win win, const char *key);
 /* Sets MPI_ERRORS_RETURN on the window. */
 void tl_win_errors_return(MPI_Win win);
 int tl_win_flavor(MPI_Win win);
