@@ -55,20 +55,42 @@ static uint64_t v2_room(const char *rel) {
   return room;
 }
 
+/* cgroup v1: the memory controller's own hierarchy; the smallest room of
+ * this cgroup and its ancestors (a parent's limit binds the child too). */
+static uint64_t v1_room(const char *rel) {
+  char dir[4096], path[4200 + 32];
+  uint64_t room = UINT64_MAX;
+  snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", strcmp(rel, "/") ? rel : "");
+  for (;;) {
+    uint64_t lim, use;
+    snprintf(path, sizeof path, "%s/memory.limit_in_bytes", dir);
+    if (read_u64(path, &lim) == 0 && lim < (1ULL << 60)) {
+      snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
+      if (read_u64(path, &use) != 0) use = 0;
+      uint64_t r = lim > use ? lim - use : 0;
+      if (r < room) room = r;
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash || !strcmp(dir, "/sys/fs/cgroup/memory")) break;
+    *slash = 0;
+  }
+  return room;
+}
+
 uint64_t mpisw_cgroup_room(void) {
   FILE *f = fopen("/proc/self/cgroup", "r");
   char line[4096];
+  const char *rel;
   uint64_t room = UINT64_MAX;
   if (!f) return room;
   while (fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
-    if (!strncmp(line, "0::", 3)) { /* cgroup v2 */
-      room = v2_room(line + 3);
-    } else if (strstr(line, ":memory:")) { /* cgroup v1 */
-      uint64_t lim, use;
-      if (read_u64("/sys/fs/cgroup/memory/memory.limit_in_bytes", &lim) == 0 &&
-          read_u64("/sys/fs/cgroup/memory/memory.usage_in_bytes", &use) == 0 && lim < (1ULL << 60))
-        room = lim > use ? lim - use : 0;
+    if (!strncmp(line, "0::", 3)) { /* cgroup v2 (alone, or beside v1) */
+      uint64_t r = v2_room(line + 3);
+      if (r < room) room = r;
+    } else if ((rel = strstr(line, ":memory:")) != NULL) { /* cgroup v1 */
+      uint64_t r = v1_room(rel + strlen(":memory:"));
+      if (r < room) room = r;
     }
   }
   fclose(f);

@@ -8,6 +8,8 @@
  *   t_factor quarter   factor 0.25, window size not a page multiple
  *   t_factor auto      factor auto with MPISW_MEMORY_LIMIT=1M (set by ctest)
  *   t_factor auto_nolimit  factor auto without a limit: a 1 MiB window stays in memory
+ *   t_factor auto_cgroup   factor auto inside a memory cgroup (tools/cgroupdrv.sh):
+ *                          the memory part is bounded by the cgroup's room
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -188,6 +190,31 @@ static void test_auto_nolimit(void) {
   CHECK_MPI(MPI_Win_free(&w));
 }
 
+/* Inside a memory cgroup of LIMIT bytes, without MPISW_MEMORY_LIMIT: a window
+ * of 4 x LIMIT keeps in memory at most the cgroup's room shared by the ranks
+ * of the node, and at least that minus what the processes already use. */
+static void test_auto_cgroup(void) {
+  const char *lim = getenv("MPISW_TEST_CGROUP_LIMIT");
+  CHECK(lim && atoll(lim) > 0, "run this mode through tools/cgroupdrv.sh");
+  CHECK(!getenv("MPISW_MEMORY_LIMIT"), "MPISW_MEMORY_LIMIT must not be set for this mode");
+  size_t limit = (size_t)atoll(lim), size = 4 * limit;
+  const char *fn = tl_path("auto-cg-r%d", tl_rank);
+  void *base;
+  MPI_Win win;
+  TL_WALLOC(size, MPI_COMM_WORLD, &base, &win, fn, "storage_alloc_factor=auto");
+  double f = tl_win_info_number(win, "storage_alloc_factor");
+  double mem = (1.0 - f) * (double)size;
+  double most = (double)limit / tl_size, least = most - 128.0 * MiB / tl_size;
+  tl_log("auto in a %zu-byte cgroup: factor %g, %.0f bytes in memory", limit, f, mem);
+  CHECK(mem <= most + (double)tl_page && mem >= least,
+        "auto put %.0f bytes in memory; the cgroup allows %.0f per rank (at least %.0f expected)",
+        mem, most, least);
+  /* the window works across the split */
+  tl_fill(base, size / 64, 5 + tl_rank, 0);
+  CHECK(tl_verify(base, size / 64, 5 + tl_rank, 0) < 0, "window content wrong");
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -207,6 +234,8 @@ int main(int argc, char **argv) {
     test_auto();
   else if (!strcmp(mode, "auto_nolimit"))
     test_auto_nolimit();
+  else if (!strcmp(mode, "auto_cgroup"))
+    test_auto_cgroup();
   else
     tl_fail(__FILE__, __LINE__, "unknown mode '%s'", mode);
   return tl_finish();
