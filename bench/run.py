@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the mpisw benchmark suites and reports what this machine measured.
 
-    python3 bench/run.py --suite quick|full|smoke [--build build/mpich]
+    python3 bench/run.py --suite quick|full|outofcore|smoke [--build build/mpich]
                          [--path /tmp] [--out results] [--reps 3]
 
 One run of a suite:
@@ -12,6 +12,11 @@ One run of a suite:
   * measures the machine's own limits in the same run with fio, on the file
     system of --path: sequential write buffered + fsync, sequential write with
     O_DIRECT, sequential read from a cold page cache;
+  * out of core (suites full and outofcore): mstream on a 2 GiB storage
+    window in a 384 MiB memory cgroup that the driver makes for the run
+    (cgroup v1 or v2; root needed, otherwise recorded as skipped), so the
+    window cannot stay in the page cache and the device is the limit;
+    kernels SEQ and RND, each without and with the matching access hint;
   * writes OUT/<suite>-<UTC time>.json and OUT/latest-<suite>.json (machine
     facts, every run, per-configuration min/median/max), PNG plots
     OUT/<suite>-<bench>.png and OUT/README.md (tables and the ratios the
@@ -49,13 +54,14 @@ PROGRAMS = {"mstream": "mstream", "rma": "rma_bench", "membw": "membw"}
 # (summarised as min/median/max over the reps).
 KEY_FIELDS = {
     "mstream": ["kernel", "kind", "factor", "order", "ranks", "size", "segment",
-                "iters", "sync", "target"],
+                "iters", "sync", "target", "access", "memlimit"],
     "rma": ["op", "kind", "bytes", "ranks"],
     "membw": ["kernel", "size"],
     "fio": ["test", "size", "bs"],
 }
 METRICS = {
-    "mstream": ["bw_MiBps", "bw_nosync_MiBps", "seconds", "sync_seconds", "dev_write_MiB"],
+    "mstream": ["bw_MiBps", "bw_nosync_MiBps", "seconds", "sync_seconds", "dev_write_MiB",
+                "dev_read_MiB", "cgroup_peak_MiB"],
     "rma": ["usec", "MiBps"],
     "membw": ["GiBps_copied", "GiBps_moved", "best_s"],
     "fio": ["MiBps"],
@@ -187,7 +193,7 @@ class Step:
     """One configuration: a program run (or one fio test), repeated per rep."""
 
     def __init__(self, bench, label, args=None, ranks=0, extra=None, timeout=300,
-                 fio_test=None, size=None):
+                 fio_test=None, size=None, memlimit=None):
         self.bench = bench
         self.label = label
         self.args = args or []
@@ -196,6 +202,7 @@ class Step:
         self.timeout = timeout
         self.fio_test = fio_test
         self.size = size
+        self.memlimit = memlimit      # bytes: run inside a memory cgroup of this limit
 
 
 def mstream_kinds(full):
@@ -210,9 +217,47 @@ def kind_label(kind, factor, order):
     return s + (f" {order}" if order else "")
 
 
+# Out of core: a storage window larger than the memory the process may use
+# (a memory cgroup of the driver's), so the page cache cannot hold it and the
+# device's bandwidth is the limit. (kernel, matching access_style hint)
+OOC_SIZE, OOC_MEMLIMIT, OOC_SEGMENT, OOC_ITERS = 2 * GiB, 384 * MiB, 16 * MiB, 2
+OOC_KERNELS = [("SEQ", "sequential"), ("RND", "random")]
+OOC_TAG = "out-of-core"
+
+
+def outofcore_steps(timeout):
+    steps = []
+    for kernel, hint in OOC_KERNELS:
+        for access in (None, hint):
+            args = ["--kernel", kernel, "--size", str(OOC_SIZE), "--segment", str(OOC_SEGMENT),
+                    "--iters", str(OOC_ITERS), "--kind", "storage"]
+            if access:
+                args += ["--access", access]
+            label = (f"mstream {kernel} storage {human_bytes(OOC_SIZE)} x{OOC_ITERS} n=1 "
+                     f"{OOC_TAG} in {human_bytes(OOC_MEMLIMIT)} "
+                     + (f"access={access}" if access else "no hint"))
+            steps.append(Step("mstream", label, args, ranks=1, timeout=timeout,
+                              memlimit=OOC_MEMLIMIT,
+                              extra={"order": "memory_first", "memlimit": OOC_MEMLIMIT,
+                                     "access": access}))
+    return steps
+
+
+def fio_steps(fio_size, timeout, tests=None):
+    bs = min(16 * MiB, fio_size)
+    return [Step("fio", f"fio {test} {human_bytes(fio_size)} ({desc})", fio_test=test,
+                 size=fio_size, timeout=timeout, extra={"bs": bs})
+            for test, (desc, _) in FIO_TESTS.items() if tests is None or test in tests]
+
+
 def build_suite(name, a):
     """The steps of a suite. a: parsed arguments (path for storage windows)."""
     steps = []
+    if name == "outofcore":
+        # Only the out-of-core runs, and the file system limits they are
+        # compared with (fio O_DIRECT write for the ratio).
+        timeout = 300
+        return fio_steps(1 * GiB, timeout) + outofcore_steps(timeout)
     if name == "smoke":
         sizes, segment, iters, kernels, ranks_list = [4 * MiB], 1 * MiB, 2, ["all"], [1]
         rma = dict(ops="put,get,accumulate", min=8, max=64 * KiB, iters=20)
@@ -233,11 +278,7 @@ def build_suite(name, a):
     steps.append(Step("membw", f"membw {human_bytes(membw_size)}",
                       ["--size", str(membw_size), "--reps", "5" if name != "smoke" else "2"],
                       timeout=timeout))
-    bs = min(16 * MiB, fio_size)
-    for test, (desc, _) in FIO_TESTS.items():
-        steps.append(Step("fio", f"fio {test} {human_bytes(fio_size)} ({desc})",
-                          fio_test=test, size=fio_size, timeout=timeout,
-                          extra={"bs": bs}))
+    steps += fio_steps(fio_size, timeout)
 
     for ranks in ranks_list:
         for size in sizes:
@@ -254,6 +295,8 @@ def build_suite(name, a):
                              f"{human_bytes(size)} x{iters} n={ranks}")
                     steps.append(Step("mstream", label, args, ranks=ranks, extra=extra,
                                       timeout=timeout))
+    if full:
+        steps += outofcore_steps(timeout)
 
     rma_args = ["--ops", rma["ops"], "--min", str(rma["min"]), "--max", str(rma["max"]),
                 "--iters", str(rma["iters"]), "--kind", "both"]
@@ -326,6 +369,133 @@ def parse_json_lines(text):
     return recs, other
 
 
+# ---------------------------------------------------------------------------
+# Memory cgroups (out-of-core runs)
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+
+def memory_cgroup_support():
+    """(version, directory new cgroups go into, None), or (None, None, why not)."""
+    if os.geteuid() != 0:
+        return None, None, ("needs root: the run goes into a memory cgroup that the driver "
+                            "makes (run the driver as root)")
+    v2 = os.path.join(CGROUP_ROOT, "cgroup.controllers")
+    if os.path.isfile(v2):
+        try:
+            with open(v2) as f:
+                controllers = f.read().split()
+        except OSError as e:
+            return None, None, f"cannot read {v2}: {e}"
+        if "memory" in controllers:
+            return "v2", CGROUP_ROOT, None
+        return None, None, (f"cgroup v2 without the memory controller ({v2} lists "
+                            f"{' '.join(controllers) or 'nothing'})")
+    v1 = os.path.join(CGROUP_ROOT, "memory")
+    if os.path.isfile(os.path.join(v1, "memory.limit_in_bytes")):
+        return "v1", v1, None
+    return None, None, (f"no memory cgroup controller (neither {v2} listing memory nor "
+                        f"{v1}/memory.limit_in_bytes)")
+
+
+class MemoryCgroup:
+    """A memory cgroup of its own for one program run; remove() always after."""
+
+    def __init__(self, version, base, name, limit):
+        self.version = version
+        self.path = os.path.join(base, name)
+        self.limit = limit
+        self.limit_file = "memory.limit_in_bytes" if version == "v1" else "memory.max"
+        self.procs_file = os.path.join(self.path, "cgroup.procs")
+        self.made = False
+
+    def create(self):
+        """None, or why the cgroup cannot be had (the directory is gone again then)."""
+        try:
+            os.mkdir(self.path)
+        except OSError as e:
+            return f"cannot make the memory cgroup {self.path}: {e.strerror}"
+        self.made = True
+        limit_path = os.path.join(self.path, self.limit_file)
+        if not os.path.exists(limit_path):
+            why = f"{limit_path} does not exist"
+            if self.version == "v2":
+                why += (" (the memory controller is not enabled for the children of "
+                        f"{os.path.dirname(self.path)}: cgroup.subtree_control)")
+            self.remove()
+            return why
+        try:
+            with open(limit_path, "w") as f:
+                f.write(str(self.limit))
+        except OSError as e:
+            self.remove()
+            return f"cannot write {self.limit} to {limit_path}: {e.strerror}"
+        return None
+
+    def wrap(self, cmd):
+        """cmd, started by a shell that first moves itself into this cgroup."""
+        script = (f"echo $$ > {shlex.quote(self.procs_file)} || "
+                  f"{{ echo 'cannot join the memory cgroup' >&2; exit 125; }}; exec \"$@\"")
+        return ["sh", "-c", script, "sh"] + cmd
+
+    def _read(self, name):
+        try:
+            with open(os.path.join(self.path, name)) as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def facts(self):
+        """Peak memory use (bytes) and how often the limit was hit, where the kernel says."""
+        out = {}
+        peak = self._read("memory.max_usage_in_bytes" if self.version == "v1" else "memory.peak")
+        if peak and peak.strip().isdigit():
+            out["cgroup_peak_bytes"] = int(peak)
+        if self.version == "v1":
+            fc = self._read("memory.failcnt")
+            if fc and fc.strip().isdigit():
+                out["cgroup_failcnt"] = int(fc)
+        else:
+            for line in (self._read("memory.events") or "").splitlines():
+                k, _, v = line.partition(" ")
+                if k in ("max", "oom_kill") and v.strip().isdigit():
+                    out[f"cgroup_events_{k}"] = int(v)
+        return out
+
+    def procs(self):
+        return [int(x) for x in (self._read("cgroup.procs") or "").split() if x.isdigit()]
+
+    def remove(self):
+        """Removes the cgroup; processes still in it (ours: only our runs get in)
+        are killed by pid first. None, or why it could not be removed."""
+        if not self.made:
+            return None
+        why = None
+        deadline = time.monotonic() + 15
+        while True:
+            for pid in self.procs():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                os.rmdir(self.path)
+                self.made = False
+                return None
+            except FileNotFoundError:
+                self.made = False
+                return None
+            except OSError as e:
+                why = f"cannot remove {self.path}: {e.strerror}"
+            if time.monotonic() > deadline:
+                return why
+            time.sleep(0.2)
+
+
+def _raise_terminated(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 class Runner:
     def __init__(self, a, launcher, workdir, fiodir):
         self.a = a
@@ -336,6 +506,8 @@ class Runner:
         self.failures = []
         self.skipped = []
         self.commands = {}         # step label -> command as typed
+        self.cgroup_support = None # (version, base, why not), found at first need
+        self.cgroups_made = 0
 
     def env(self):
         env = dict(os.environ)
@@ -352,16 +524,53 @@ class Runner:
             args += ["--path", self.workdir]
         cmd = self.launcher.command(exe, args, step.ranks)
         self.commands[step.label] = self.launcher.shown(cmd)
+        if step.memlimit:
+            self.commands[step.label] = (f"(in a memory cgroup of the driver's, limit "
+                                         f"{step.memlimit} bytes) " + self.commands[step.label])
         if not os.access(exe, os.X_OK):
             return self.fail(step, rep, cmd, None, f"{exe} is not built "
                              f"(cmake --build {self.a.build})", 0.0)
-        rc, out, err, secs, timed_out = run_process(cmd, self.env(), step.timeout)
+        cgroup_facts, left = {}, None
+        if step.memlimit:
+            if self.cgroup_support is None:
+                self.cgroup_support = memory_cgroup_support()
+            version, base, why = self.cgroup_support
+            if why:
+                return self.skip(step, rep, why)
+            self.cgroups_made += 1
+            cg = MemoryCgroup(version, base, f"mpisw-bench-{os.getpid()}-{self.cgroups_made}",
+                              step.memlimit)
+            # The cgroup goes whatever happens, also when the driver is told to stop.
+            old = {sig: signal.signal(sig, _raise_terminated)
+                   for sig in (signal.SIGTERM, signal.SIGHUP)}
+            try:
+                why = cg.create()
+                if why:
+                    return self.skip(step, rep, why)
+                rc, out, err, secs, timed_out = run_process(cg.wrap(cmd), self.env(),
+                                                            step.timeout)
+                cgroup_facts = cg.facts()
+            finally:
+                left = cg.remove()
+                for sig, handler in old.items():
+                    signal.signal(sig, handler)
+            cgroup_facts["cgroup"] = version
+            if left:
+                self.fail(step, rep, None, None, left, 0.0)
+        else:
+            rc, out, err, secs, timed_out = run_process(cmd, self.env(), step.timeout)
         recs, _ = parse_json_lines(out)
         for r in recs:
             for k, v in step.extra.items():
                 r.setdefault(k, v)
+            for k, v in cgroup_facts.items():
+                r.setdefault(k, v)
             if isinstance(r.get("dev_write_bytes"), (int, float)):
                 r["dev_write_MiB"] = r["dev_write_bytes"] / MiB
+            if isinstance(r.get("dev_read_bytes"), (int, float)):
+                r["dev_read_MiB"] = r["dev_read_bytes"] / MiB
+            if isinstance(r.get("cgroup_peak_bytes"), (int, float)):
+                r["cgroup_peak_MiB"] = r["cgroup_peak_bytes"] / MiB
             r["rep"] = rep
             r["step"] = step.label
         self.runs.extend(recs)
@@ -373,11 +582,25 @@ class Runner:
         if not recs:
             return self.fail(step, rep, cmd, rc, "printed no JSON line\n" + tail(err),
                              secs, stdout=out)
-        return True, f"ok {secs:.1f} s, {len(recs)} line{'s' * (len(recs) != 1)}"
+        if left:
+            return False, f"FAILED (cgroup left behind) {left}"
+        note = f"ok {secs:.1f} s, {len(recs)} line{'s' * (len(recs) != 1)}"
+        if step.memlimit and "cgroup_peak_bytes" in cgroup_facts:
+            note += (f", cgroup {cgroup_facts['cgroup']} peak "
+                     f"{cgroup_facts['cgroup_peak_bytes'] / MiB:.0f} MiB")
+        return True, note
+
+    def skip(self, step, rep, why):
+        """A configuration this machine (or this user) cannot run: not a failure."""
+        self.skipped.append({"step": step.label, "rep": rep, "why": why})
+        return True, f"skipped: {why}"
 
     def fail(self, step, rep, cmd, rc, why, secs, stdout=""):
+        shown = self.launcher.shown(cmd) if cmd else None
+        if shown and step.memlimit:
+            shown = f"(in a memory cgroup of the driver's, limit {step.memlimit} bytes) " + shown
         self.failures.append({"step": step.label, "bench": step.bench, "rep": rep,
-                              "command": self.launcher.shown(cmd) if cmd else None,
+                              "command": shown,
                               "returncode": rc, "seconds": round(secs, 3),
                               "stderr_tail": why, "stdout_tail": tail(stdout, 10)})
         first = (why or "").strip().splitlines()
@@ -579,6 +802,10 @@ def config_label(key):
             s += f" {fields.get('order')}"
         s += f" {human_bytes(fields.get('size', 0))} n={fields.get('ranks')}"
         s += f" x{fields.get('iters')}" + ("" if fields.get("sync", True) else " nosync")
+        if fields.get("access"):
+            s += f" access={fields['access']}"
+        if fields.get("memlimit"):
+            s += f" {OOC_TAG} in {human_bytes(fields['memlimit'])}"
         return s
     if bench == "rma":
         return f"rma {fields.get('op')} {fields.get('kind')} {human_bytes(fields.get('bytes', 0))}"
@@ -626,10 +853,13 @@ def compute_ratios(runs):
     direct = by_rep(runs, "MiBps", bench="fio", test="write_direct")
     memcpy = {k: v * 1024 for k, v in
               by_rep(runs, "GiBps_copied", bench="membw", kernel="memcpy").items()}
-    ms = sorted({(r.get("ranks"), r.get("size")) for r in runs if r.get("bench") == "mstream"},
+    ms = sorted({(r.get("ranks"), r.get("size")) for r in runs if r.get("bench") == "mstream"
+                 and r.get("memlimit") is None},
                 key=lambda t: (t[0] or 0, t[1] or 0))
     for ranks, size in ms:
-        base = dict(bench="mstream", kernel="SEQ", ranks=ranks, size=size)
+        # In-memory runs only: no memory cgroup, no access hint.
+        base = dict(bench="mstream", kernel="SEQ", ranks=ranks, size=size, memlimit=None,
+                    access=None)
         st = by_rep(runs, "bw_MiBps", kind="storage", sync=True, **base)
         s = ratio_stats(st, direct)
         if s:
@@ -646,6 +876,27 @@ def compute_ratios(runs):
                            "detail": f"mstream SEQ memory window, {human_bytes(size)}, "
                                      f"{ranks} rank(s), bw_MiBps / membw memcpy GiBps_copied "
                                      f"(bytes copied, counted once) x 1024", **s})
+    # Out of core: the window does not fit the memory cgroup, the device is the limit.
+    ooc = sorted({(r.get("ranks"), r.get("size"), r.get("memlimit"), r.get("access"))
+                  for r in runs if r.get("bench") == "mstream" and r.get("memlimit")
+                  and r.get("kernel") == "SEQ" and r.get("kind") == "storage"},
+                 key=lambda t: (t[0] or 0, t[1] or 0, t[2] or 0, t[3] or ""))
+    for ranks, size, memlimit, access in ooc:
+        st = by_rep(runs, "bw_MiBps", bench="mstream", kernel="SEQ", kind="storage", sync=True,
+                    ranks=ranks, size=size, memlimit=memlimit, access=access)
+        s = ratio_stats(st, direct)
+        if s:
+            hint = f"access={access}" if access else "no access hint"
+            ratios.append({"name": "out-of-core storage SEQ"
+                                   + (f" (access={access})" if access else "")
+                                   + " / fio O_DIRECT write",
+                           "which": f"{human_bytes(size)} in {human_bytes(memlimit)}, "
+                                    f"{ranks} rank(s), {hint}",
+                           "detail": f"mstream SEQ storage window (with sync), "
+                                     f"{human_bytes(size)}, {ranks} rank(s), in a "
+                                     f"{human_bytes(memlimit)} memory cgroup, {hint}, "
+                                     f"bw_MiBps / fio sequential write O_DIRECT MiB/s",
+                           "memlimit": memlimit, "access": access, **s})
     ops = sorted({r.get("op") for r in runs if r.get("bench") == "rma"}, key=op_rank)
     for op in ops:
         sizes = sorted({r["bytes"] for r in runs if r.get("bench") == "rma"
@@ -739,7 +990,7 @@ def plot_all(suite, summary, runs, out, stamp):
 
     # mstream: bandwidth per kernel, one panel per (ranks, size).
     ms = [s for s in summary if s["bench"] == "mstream" and "bw_MiBps" in s["metrics"]
-          and s["fields"].get("sync", True)]
+          and s["fields"].get("sync", True) and not s["fields"].get("memlimit")]
     if ms:
         panels = sorted({(s["fields"].get("ranks"), s["fields"].get("size")) for s in ms},
                         key=lambda t: (t[0] or 0, t[1] or 0))
@@ -798,6 +1049,86 @@ def plot_all(suite, summary, runs, out, stamp):
                      f"{title_tail}; lines: this machine's limits", fontsize=10)
         fig.tight_layout(rect=(0, legend_in / fig_h, 1, 1))
         save(fig, "mstream")
+
+    # mstream out of core: its own small plot (linear scale; the device's
+    # limits as lines), bars without and with the access hint per kernel,
+    # every rep as a dot.
+    oc = [s for s in summary if s["bench"] == "mstream" and "bw_MiBps" in s["metrics"]
+          and s["fields"].get("memlimit")]
+    if oc:
+        setups = sorted({(s["fields"].get("ranks"), s["fields"].get("size"),
+                          s["fields"].get("memlimit")) for s in oc},
+                        key=lambda t: tuple(x or 0 for x in t))
+        kernels = [k for k in KERNELS if any(s["fields"].get("kernel") == k for s in oc)]
+        kernels += sorted({s["fields"].get("kernel") for s in oc} - set(kernels))
+        hinted = (False, True)
+        width = 0.8 / (len(setups) * len(hinted))
+        lims = [x for x in limits(runs) if not x[0].startswith("memcpy")]  # far off this scale
+        nleg = len(setups) * len(hinted) + len(lims) + 1
+        legend_in = 0.25 + 0.2 * ((nleg + 1) // 2)
+        fig_h = 4.4 + legend_in
+        fig, ax = plt.subplots(figsize=(max(6.5, 2.2 * len(kernels) + 2.5), fig_h))
+        colors = ["tab:orange", "tab:green", "tab:olive", "tab:cyan", "tab:pink", "tab:gray"]
+        top = 0
+        j = -1
+        dots = False
+        for ranks, size, memlimit in setups:
+            for h in hinted:
+                j += 1
+                xs, ys, lo, hi, hints = [], [], [], [], []
+                for x, k in enumerate(kernels):
+                    for s in oc:
+                        f = s["fields"]
+                        if (f.get("ranks"), f.get("size"), f.get("memlimit"), f.get("kernel")) \
+                                != (ranks, size, memlimit, k) or bool(f.get("access")) != h:
+                            continue
+                        st = s["metrics"]["bw_MiBps"]
+                        xc = x - 0.4 + width * (j + 0.5)
+                        xs.append(xc)
+                        ys.append(st["median"])
+                        lo.append(st["median"] - st["min"])
+                        hi.append(st["max"] - st["median"])
+                        hints.append(f.get("access"))
+                        top = max(top, st["max"])
+                        vals = [r["bw_MiBps"] for r in runs if r.get("bench") == "mstream"
+                                and isinstance(r.get("bw_MiBps"), (int, float))
+                                and all(r.get(kk) == vv for kk, vv in f.items())]
+                        if len(vals) > 1:
+                            ax.plot([xc] * len(vals), vals, "o", color="black", markersize=3,
+                                    zorder=3, label=None if dots else "each rep")
+                            dots = True
+                if not xs:
+                    continue
+                name = "with the matching access hint" if h else "no access hint"
+                if len(setups) > 1:
+                    name += (f" ({human_bytes(size)} in {human_bytes(memlimit)}, "
+                             f"n={ranks})")
+                ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=name,
+                       color=colors[j % len(colors)])
+                for x, y, e, a in zip(xs, ys, hi, hints):
+                    ax.annotate(f"{y:,.0f}" + (f"\n{a}" if a else ""), (x, y + e),
+                                textcoords="offset points", xytext=(0, 2), ha="center",
+                                va="bottom", fontsize=7)
+        for label, value, color, style in lims:
+            ax.axhline(value, color=color, linestyle=style, linewidth=1.2,
+                       label=f"{label}: {value:,.0f} MiB/s")
+            top = max(top, value)
+        ax.set_xticks(range(len(kernels)))
+        ax.set_xticklabels(kernels)
+        ax.set_ylim(0, top * 1.2)
+        ax.yaxis.set_major_formatter(num_fmt)
+        ax.set_ylabel("MiB/s (median; bars: min–max)")
+        ax.grid(axis="y", alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+        ranks, size, memlimit = setups[0]
+        what = (f"{human_bytes(size)} storage window in a {human_bytes(memlimit)} memory "
+                f"cgroup, {ranks} rank{'s' * (ranks != 1)}" if len(setups) == 1
+                else "storage windows larger than their memory cgroup")
+        ax.set_title(f"mstream out of core: {what}\n{title_tail}; lines: fio on the same "
+                     f"file system", fontsize=9)
+        fig.tight_layout(rect=(0, legend_in / fig_h, 1, 1))
+        save(fig, "mstream_outofcore")
 
     # RMA: latency and bandwidth vs size, memory vs storage, log-log.
     rma = [s for s in summary if s["bench"] == "rma"]
@@ -889,7 +1220,7 @@ def plot_all(suite, summary, runs, out, stamp):
 # ---------------------------------------------------------------------------
 # README
 
-SUITE_ORDER = ["full", "quick", "smoke"]
+SUITE_ORDER = ["full", "quick", "outofcore", "smoke"]
 
 
 def md_table(header, rows):
@@ -990,7 +1321,7 @@ def readme_section(doc):
         s.append(md_table(["what", "size", "bandwidth", "membw: moved"], rows))
         s.append("")
 
-    ms = [x for x in summary if x["bench"] == "mstream"]
+    ms = [x for x in summary if x["bench"] == "mstream" and not x["fields"].get("memlimit")]
     if ms:
         s.append(f"### mstream ({cell})")
         s.append("")
@@ -1009,6 +1340,44 @@ def readme_section(doc):
         s.append("MiB/s: bytes moved by all ranks' MPI_Put and MPI_Get over the timed "
                  "iterations / the slowest rank's time (mstream's definition); *device MiB "
                  "written*: what the block device under `--path` wrote meanwhile.")
+        s.append("")
+
+    oc = [x for x in summary if x["bench"] == "mstream" and x["fields"].get("memlimit")]
+    oc_skipped = [sk for sk in doc.get("skipped", []) if OOC_TAG in sk.get("step", "")]
+    if oc or oc_skipped:
+        s.append("### mstream out of core (storage window larger than its memory cgroup)")
+        s.append("")
+    if oc:
+        rows = []
+        for x in sorted(oc, key=lambda x: (x["fields"].get("ranks") or 0,
+                                           x["fields"].get("size") or 0,
+                                           x["fields"].get("memlimit") or 0,
+                                           KERNELS.index(x["fields"]["kernel"])
+                                           if x["fields"].get("kernel") in KERNELS else 9,
+                                           x["fields"].get("access") or "")):
+            f, mt = x["fields"], x["metrics"]
+            bw = mt.get("bw_MiBps") or {}
+            rows.append([f.get("kernel"), f.get("access") or "none",
+                         f"{human_bytes(f.get('size', 0))} in {human_bytes(f['memlimit'])}",
+                         f.get("ranks"), f.get("iters"),
+                         fmt_num(bw.get("min")), f"**{fmt_num(bw.get('median'))}**",
+                         fmt_num(bw.get("max")),
+                         fmt_stat(mt.get("dev_read_MiB")), fmt_stat(mt.get("dev_write_MiB")),
+                         fmt_stat(mt.get("cgroup_peak_MiB"))])
+        s.append(md_table(["kernel", "access hint", "window in cgroup", "ranks", "iters",
+                           "MiB/s min", "median", "max", "device MiB read",
+                           "device MiB written", "cgroup peak MiB"], rows))
+        s.append("")
+        s.append("mstream `--kind storage --segment 16M` on a window larger than the memory "
+                 "the process may use: the driver runs mpiexec in a memory cgroup of its own "
+                 "(limit as given; page cache counts), so the window cannot stay in memory and "
+                 "the device's bandwidth is the limit. MiB/s: with the final `MPI_Win_sync`; "
+                 f"device MiB: what the block device under `--path` read and wrote during the "
+                 f"timed iterations ({cell}); cgroup peak: the cgroup's highest memory use.")
+        s.append("")
+    elif oc_skipped:
+        whys = sorted({sk["why"] for sk in oc_skipped})
+        s.append("Not measured here: " + "; ".join(whys) + ".")
         s.append("")
 
     rma = [x for x in summary if x["bench"] == "rma"]
@@ -1037,11 +1406,11 @@ def readme_section(doc):
     if pngs:
         s.append("### Plots")
         s.append("")
-        for bench in ("mstream", "rma", "membw", "fio"):
+        for bench in ("mstream", "mstream_outofcore", "rma", "membw", "fio"):
             if bench in pngs:
-                s.append(f"- [{bench}]({pngs[bench]})")
+                s.append(f"- [{bench.replace('_', ' ')}]({pngs[bench]})")
         s.append("")
-        for bench in ("mstream", "rma"):
+        for bench in ("mstream", "mstream_outofcore", "rma"):
             if bench in pngs:
                 s.append(f"![{bench}]({pngs[bench]})")
                 s.append("")
@@ -1070,7 +1439,9 @@ def write_readme(out):
              "bandwidth; *memory SEQ / memcpy* divides the mstream SEQ bandwidth of a memory "
              "window by membw's memcpy bandwidth counted as bytes copied (`GiBps_copied`, each "
              "byte once); *RMA storage / memory* divides rma_bench bandwidth on a storage window "
-             "by the same on a memory window, from 64 KiB up. Each ratio is taken per rep "
+             "by the same on a memory window, from 64 KiB up; *out-of-core storage SEQ / fio "
+             "O_DIRECT write* is the storage SEQ ratio for a window larger than the memory cgroup it runs "
+             "in (without and with `--access sequential`). Each ratio is taken per rep "
              "(same rep of numerator and denominator), then min / median / max over reps.", ""]
     # smoke (tiny sizes, a check of the programs and this driver) only when
     # nothing else was measured here: its figures mean little.
@@ -1098,7 +1469,10 @@ def write_readme(out):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", required=True, choices=["smoke", "quick", "full"])
+    ap.add_argument("--suite", required=True, choices=["smoke", "quick", "full", "outofcore"],
+                    help="smoke: tiny, checks programs and driver; quick; full (includes "
+                         "outofcore); outofcore: only mstream on a storage window larger than "
+                         "its memory cgroup (root needed) and fio")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "mpich"),
                     help="configured and built mpisw tree (has mpisw-build.env); "
                          "default build/mpich")
@@ -1112,8 +1486,8 @@ def main(argv=None):
     ap.add_argument("--only", default=None, metavar="REGEX",
                     help="run only the steps whose label matches REGEX")
     ap.add_argument("--timeout", type=float, default=None, metavar="S",
-                    help="time limit of one program run (default: smoke 120 s, quick 300 s, "
-                         "full 1200 s); a run over it is killed and recorded as failed")
+                    help="time limit of one program run (default: smoke 120 s, quick and "
+                         "outofcore 300 s, full 1200 s); a run over it is killed and recorded as failed")
     ap.add_argument("--list", action="store_true", help="print the steps and exit")
     ap.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     a = ap.parse_args(argv)
@@ -1144,7 +1518,10 @@ def main(argv=None):
                 print(f"{s.label}: fio {' '.join(FIO_TESTS[s.fio_test][1])}")
             else:
                 exe = os.path.join(a.build, "bench", PROGRAMS[s.bench])
-                print(f"{s.label}: {launcher.shown(launcher.command(exe, s.args, s.ranks))}")
+                shown = launcher.shown(launcher.command(exe, s.args, s.ranks))
+                if s.memlimit:
+                    shown = f"[memory cgroup, limit {s.memlimit} bytes] {shown}"
+                print(f"{s.label}: {shown}")
         return 0
 
     os.makedirs(a.out, exist_ok=True)
