@@ -51,6 +51,9 @@ void mpisw_win_unregister(struct mpisw_win *w) {
 }
 
 void mpisw_win_destroy(struct mpisw_win *w) {
+  /* Whatever memory budget the window still holds goes back here, once:
+   * place release/undo already gave theirs back and zeroed it. */
+  mpisw_budget_take(-(int64_t)w->p.budget_taken);
   free(w->seg_off);
   free(w->seg_size);
   free(w->seg_disp);

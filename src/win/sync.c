@@ -30,7 +30,10 @@ static int sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
   return rc;
 }
 
-static void release_handler(MPI_Errhandler *eh);
+static void release_handler(MPI_Errhandler *eh) {
+  if (*eh != MPI_ERRHANDLER_NULL && *eh != MPI_ERRORS_RETURN && *eh != MPI_ERRORS_ARE_FATAL)
+    PMPI_Errhandler_free(eh);
+}
 
 /* The MPI's part of MPI_Win_sync on a window with storage. MPI allows the
  * call outside an epoch, but Open MPI's osc/ucx refuses it there
@@ -78,11 +81,6 @@ static int raise_after_free(MPI_Errhandler eh, int code) {
   return code;
 }
 
-static void release_handler(MPI_Errhandler *eh) {
-  if (*eh != MPI_ERRHANDLER_NULL && *eh != MPI_ERRORS_RETURN && *eh != MPI_ERRORS_ARE_FATAL)
-    PMPI_Errhandler_free(eh);
-}
-
 int mpisw_win_free(MPI_Win *win) {
   struct mpisw_win *w = mpisw_win_lookup(*win);
   if (!w) return PMPI_Win_free(win);
@@ -100,8 +98,6 @@ int mpisw_win_free(MPI_Win *win) {
   int failed = 0;
   if (w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED)
     failed = mpisw_place_release(&w->p, 1, &e) != 0;
-  else if (w->kind == MPISW_WIN_MEMORY)
-    mpisw_budget_take(-(int64_t)w->p.budget_taken);
   mpisw_win_destroy(w);
   int out = MPI_SUCCESS;
   if (failed) out = raise_after_free(eh, mpisw_error_code("MPI_Win_free", &e));
