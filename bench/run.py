@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs the mpisw benchmark suites and reports what this machine measured.
 
-    python3 bench/run.py --suite quick|full|outofcore|smoke [--build build/mpich]
+    python3 bench/run.py --suite quick|full|outofcore|smoke|<suite of a bench/suite_*.py>
+                         [--build build/mpich]
                          [--path /tmp] [--out results] [--reps 3]
 
 One run of a suite:
@@ -68,6 +69,53 @@ METRICS = {
 }
 
 KERNELS = ["SEQ", "PAD", "RND", "MIX"]
+
+
+# ---------------------------------------------------------------------------
+# Suite modules: every bench/suite_<name>.py adds its own suites, programs,
+# ratios, plots and README text, so a new benchmark never edits this file.
+# A module may define (all optional):
+#   SUITES = {"name": "help"}      suites it owns (--suite name)
+#   PROGRAMS, KEY_FIELDS, METRICS  merged into the tables above; a PROGRAMS
+#                                  value with a "/" is relative to BUILD,
+#                                  otherwise to BUILD/bench
+#   PATH_ARG = {"bench"}           programs that get --path WORKDIR
+#   steps(suite, a, R) -> [Step]   its suites' steps, or extra steps it adds
+#                                  to the built-in suites (e.g. to smoke)
+#   ratios(runs, R) -> [ratio]     like compute_ratios' entries
+#   plot(suite, summary, runs, out, stamp, R, plt) -> {bench: png name}
+#   readme(doc, R) -> [markdown lines]
+# R is this module (Step, human_bytes, by_rep, stats, md_table, fmt_stat...).
+
+def load_suite_modules():
+    import glob
+    import importlib.util
+    mods = []
+    for path in sorted(glob.glob(os.path.join(HERE, "suite_*.py"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        spec = importlib.util.spec_from_file_location(f"mpisw_bench_{name}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        PROGRAMS.update(getattr(mod, "PROGRAMS", {}))
+        KEY_FIELDS.update(getattr(mod, "KEY_FIELDS", {}))
+        METRICS.update(getattr(mod, "METRICS", {}))
+        PATH_ARG.update(getattr(mod, "PATH_ARG", set()))
+        mods.append(mod)
+    return mods
+
+
+BUILTIN_SUITES = ["smoke", "quick", "full", "outofcore"]
+PATH_ARG = {"mstream", "rma"}
+SUITE_MODULES = []     # filled by main()
+
+
+def this_module():
+    return sys.modules[__name__]
+
+
+def program_path(build, bench):
+    prog = PROGRAMS[bench]
+    return os.path.join(build, prog) if "/" in prog else os.path.join(build, "bench", prog)
 RMA_OPS = ["put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"]
 
 
@@ -252,6 +300,19 @@ def fio_steps(fio_size, timeout, tests=None):
 
 def build_suite(name, a):
     """The steps of a suite. a: parsed arguments (path for storage windows)."""
+    steps = []
+    R = this_module()
+    for mod in SUITE_MODULES:
+        if name in getattr(mod, "SUITES", {}):
+            return mod.steps(name, a, R)
+    extra = []
+    for mod in SUITE_MODULES:
+        if hasattr(mod, "steps"):
+            extra += mod.steps(name, a, R) or []
+    return build_builtin_suite(name, a) + extra
+
+
+def build_builtin_suite(name, a):
     steps = []
     if name == "outofcore":
         # Only the out-of-core runs, and the file system limits they are
@@ -518,9 +579,9 @@ class Runner:
         """Returns (ok, short note)."""
         if step.bench == "fio":
             return self.run_fio(step, rep)
-        exe = os.path.join(self.a.build, "bench", PROGRAMS[step.bench])
+        exe = program_path(self.a.build, step.bench)
         args = list(step.args)
-        if step.bench in ("mstream", "rma"):
+        if step.bench in PATH_ARG:
             args += ["--path", self.workdir]
         cmd = self.launcher.command(exe, args, step.ranks)
         self.commands[step.label] = self.launcher.shown(cmd)
@@ -919,6 +980,9 @@ def compute_ratios(runs):
                            "detail": f"rma_bench {op} MiBps, every size from 64 KiB up "
                                      f"({len(sizes)} sizes x reps)", "bytes": "all>=64KiB", **s})
             ratios.extend(rows)
+    for mod in SUITE_MODULES:
+        if hasattr(mod, "ratios"):
+            ratios += mod.ratios(runs, this_module()) or []
     return ratios
 
 
@@ -1214,6 +1278,9 @@ def plot_all(suite, summary, runs, out, stamp):
         ax.set_title(f"{what}, {human_bytes(size or 0)} ({title_tail})", fontsize=9)
         fig.tight_layout()
         save(fig, bench)
+    for mod in SUITE_MODULES:
+        if hasattr(mod, "plot"):
+            pngs.update(mod.plot(suite, summary, runs, out, title_tail, this_module(), plt) or {})
     return pngs
 
 
@@ -1402,16 +1469,18 @@ def readme_section(doc):
         s.append("</details>")
         s.append("")
 
+    for mod in SUITE_MODULES:
+        if hasattr(mod, "readme"):
+            s += mod.readme(doc, this_module()) or []
     pngs = doc.get("plots", {})
     if pngs:
         s.append("### Plots")
         s.append("")
-        for bench in ("mstream", "mstream_outofcore", "rma", "membw", "fio"):
-            if bench in pngs:
-                s.append(f"- [{bench.replace('_', ' ')}]({pngs[bench]})")
+        for bench in pngs:
+            s.append(f"- [{bench.replace('_', ' ')}]({pngs[bench]})")
         s.append("")
-        for bench in ("mstream", "mstream_outofcore", "rma"):
-            if bench in pngs:
+        for bench in pngs:
+            if bench not in ("membw", "fio"):
                 s.append(f"![{bench}]({pngs[bench]})")
                 s.append("")
     return "\n".join(s)
@@ -1419,7 +1488,8 @@ def readme_section(doc):
 
 def write_readme(out):
     docs = []
-    for suite in SUITE_ORDER:
+    order = SUITE_ORDER + [n for m in SUITE_MODULES for n in getattr(m, "SUITES", {})]
+    for suite in order:
         p = os.path.join(out, f"latest-{suite}.json")
         if os.path.exists(p):
             try:
@@ -1469,10 +1539,13 @@ def write_readme(out):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", required=True, choices=["smoke", "quick", "full", "outofcore"],
+    SUITE_MODULES[:] = load_suite_modules()
+    own = {n: h for m in SUITE_MODULES for n, h in getattr(m, "SUITES", {}).items()}
+    ap.add_argument("--suite", required=True, choices=BUILTIN_SUITES + list(own),
                     help="smoke: tiny, checks programs and driver; quick; full (includes "
                          "outofcore); outofcore: only mstream on a storage window larger than "
-                         "its memory cgroup (root needed) and fio")
+                         "its memory cgroup (root needed) and fio"
+                         + "".join(f"; {n}: {h}" for n, h in own.items()))
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "mpich"),
                     help="configured and built mpisw tree (has mpisw-build.env); "
                          "default build/mpich")
@@ -1517,7 +1590,7 @@ def main(argv=None):
             if s.bench == "fio":
                 print(f"{s.label}: fio {' '.join(FIO_TESTS[s.fio_test][1])}")
             else:
-                exe = os.path.join(a.build, "bench", PROGRAMS[s.bench])
+                exe = program_path(a.build, s.bench)
                 shown = launcher.shown(launcher.command(exe, s.args, s.ranks))
                 if s.memlimit:
                     shown = f"[memory cgroup, limit {s.memlimit} bytes] {shown}"
