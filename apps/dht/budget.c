@@ -1,0 +1,43 @@
+/* Memory windows must not take the machine down. With MPISW_MEMORY_LIMIT set,
+ * libmpisw refuses a memory window past it (MPISW_ERR_NOMEM, before anything
+ * is allocated). Without it, nothing is refused and the kernel overcommits,
+ * so the DHT checks a memory table against what the ranks on this node may
+ * use: min(MemAvailable, the memory cgroup's room) / ranks on the node. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/memlimit.h"
+#include "dht.h"
+
+uint64_t dht_env_memory_limit(void) {
+  const char *s = getenv("MPISW_MEMORY_LIMIT");
+  if (!s || !*s) return 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  switch (*end) {
+    case 'K': case 'k': v <<= 10; break;
+    case 'M': case 'm': v <<= 20; break;
+    case 'G': case 'g': v <<= 30; break;
+  }
+  return v;
+}
+
+int dht_memory_precheck(const struct dht_options *o, uint64_t bytes_per_rank, int local_ranks,
+                        int rank) {
+  if (o->kind != DHT_MEMORY || dht_env_memory_limit()) return DHT_OK;
+  uint64_t avail = mpisw_mem_available(), room = mpisw_cgroup_room();
+  if (room < avail) avail = room;
+  if (avail == UINT64_MAX) return DHT_OK; /* nothing known: the library decides */
+  uint64_t share = avail / (uint64_t)(local_ranks > 0 ? local_ranks : 1);
+  if (bytes_per_rank <= share) return DHT_OK;
+  char need[32], have[32];
+  dht_human(need, sizeof need, (double)bytes_per_rank);
+  dht_human(have, sizeof have, (double)share);
+  if (rank == 0)
+    fprintf(stderr,
+            "dht: over the memory budget: memory windows of %s per rank do not fit the %s each "
+            "of the %d rank(s) on this node may use (MemAvailable and the memory cgroup); "
+            "nothing was allocated. Use --kind auto to put the excess on storage.\n",
+            need, have, local_ranks);
+  return DHT_OVER_BUDGET;
+}
