@@ -56,6 +56,64 @@ show() {
 echo "mpisw demo with $MPISW_MPI_FLAVOR ($MPISW_MPIEXEC). Each program checks its own"
 echo "results; the lines starting 'mpisw:' are the library's report (MPISW_REPORT=1)."
 
+# The DHT out of core: what a newcomer should see first. The same table
+# three times: memory windows under a memory budget (refused, cleanly),
+# storage_alloc_factor=auto under that budget (completes, the excess on
+# storage), and memory windows without a budget (the time to compare with).
+dht="$build/apps/dht/dht"
+dht_run() { # label expected-exit launch-args...: runs, keeps the JSON line in $json
+  local label=$1 want=$2 rc tmp
+  shift 2
+  tmp=$(mktemp)
+  # stdout and stderr in the order they come; the JSON line kept, not shown
+  set +e
+  launch "$@" 2>&1 | tee "$tmp" | grep -v '^{"bench"'
+  rc=${PIPESTATUS[0]}
+  set -e
+  json=$(grep '^{"bench":"dht"' "$tmp" | head -n 1 || true)
+  rm -f "$tmp"
+  if [ "$rc" -ne "$want" ]; then
+    failed+=("$label")
+    echo "!!!! $label FAILED (exit $rc, expected $want)"
+    return 1
+  fi
+}
+field() { printf '%s' "$json" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+if [ -x "$dht" ]; then
+  dht_elements=65536 dht_budget=2M
+  printf '\n==== 0. dht: a distributed hash table larger than its memory budget\n'
+  printf '%s\n' "Each of 2 ranks owns a hash table volume of $dht_elements entries and an \
+overflow heap 4 times as large, both MPI windows (16 bytes an entry: 5 MiB per \
+rank, 10 MiB in all); the ranks insert random 64-bit keys into each other's \
+tables with MPI_Compare_and_swap and MPI_Fetch_and_op only, then check that \
+every key is there exactly once. The memory budget is MPISW_MEMORY_LIMIT=$dht_budget \
+per process, less than the table." | fold -s -w 78
+  echo
+  echo "a) memory windows under the budget: mpisw refuses them before allocating (exit 3):"
+  refused=no
+  dht_run "0a. dht memory windows over the budget" 3 2 setenv MPISW_MEMORY_LIMIT $dht_budget \
+    "$dht" --elements $dht_elements --kind memory && refused=yes
+  echo
+  echo "b) the same program with storage_alloc_factor=auto: what passes the budget goes to storage:"
+  if dht_run "0b. dht auto under the budget" 0 2 setenv MPISW_MEMORY_LIMIT $dht_budget \
+      "$dht" --elements $dht_elements --kind auto --path /tmp; then
+    auto_json=$json
+    echo
+    echo "c) for comparison, memory windows without a budget:"
+    if dht_run "0c. dht memory windows" 0 2 "$dht" --elements $dht_elements --kind memory; then
+      mem_s=$(field seconds)
+      json=$auto_json
+      awk -v t="$(field table_bytes)" -v s="$(field storage_bytes)" -v a="$(field seconds)" \
+          -v m="$mem_s" -v b="$dht_budget" -v r="$refused" 'BEGIN {
+        printf "\nIn short: a table of %.1f MiB, a memory budget of %s per process.\n", t / 1048576, b
+        if (r == "yes") printf "Memory windows were refused before anything was allocated (exit 3).\n"
+        printf "With auto, %.1f MiB of the table (%.0f%%) went to storage, the rest stayed in memory;\n", s / 1048576, 100 * s / t
+        printf "the inserts took %.3f s, against %.3f s with memory windows (%.2fx).\n", a, m, (m > 0 ? a / m : 0)
+      }'
+    fi
+  fi
+fi
+
 show "1. storage_put: even ranks write into odd ranks' storage windows" \
 "Every rank allocates its window on storage with three MPI_Info hints \
 (alloc_type=storage, storage_alloc_filename with %r for the rank, \
