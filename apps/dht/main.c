@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "dht.h"
 
@@ -28,7 +30,14 @@ static int local_ranks(void) {
 struct results {
   double init_s, insert_s, verify_s, free_s;
   uint64_t table, storage, collisions, retries, heap_used;
+  uint64_t minflt, majflt; /* page faults of all ranks during the inserts */
 };
+
+static void faults(uint64_t f[2]) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  f[0] = (uint64_t)ru.ru_minflt, f[1] = (uint64_t)ru.ru_majflt;
+}
 
 static void report(const struct dht *t, const struct dht_options *o, const struct results *r,
                    int rc) {
@@ -41,15 +50,16 @@ static void report(const struct dht *t, const struct dht_options *o, const struc
          "\"table_bytes\":%llu,\"storage_bytes\":%llu,\"memory_bytes\":%llu,"
          "\"memlimit_env\":%llu,\"seconds\":%.6f,\"inserts_per_s\":%.1f,\"init_seconds\":%.6f,"
          "\"verify_seconds\":%.6f,\"free_seconds\":%.6f,\"collisions\":%llu,"
-         "\"cas_retries\":%llu,\"heap_used\":%llu,\"verify\":\"%s\",\"status\":%d}\n",
+         "\"cas_retries\":%llu,\"heap_used\":%llu,\"minor_faults\":%llu,"
+         "\"major_faults\":%llu,\"verify\":\"%s\",\"status\":%d}\n",
          dht_kind_name(o->kind), factor, o->kind == DHT_COMBINED ? o->order : "memory_first",
          t->nranks, (unsigned long long)t->elements, o->heap_factor, o->fill,
          (unsigned long long)inserts, (unsigned long long)r->table,
          (unsigned long long)r->storage, (unsigned long long)(r->table - r->storage),
          (unsigned long long)limit, r->insert_s, inserts / r->insert_s, r->init_s, r->verify_s,
          r->free_s, (unsigned long long)r->collisions, (unsigned long long)r->retries,
-         (unsigned long long)r->heap_used,
-         o->verify == DHT_VERIFY_NONE ? "none" : rc == DHT_OK ? "ok" : "failed", rc);
+         (unsigned long long)r->heap_used, (unsigned long long)r->minflt,
+         (unsigned long long)r->majflt, o->verify == DHT_VERIFY_NONE ? "none" : rc == DHT_OK ? "ok" : "failed", rc);
   fflush(stdout);
   if (o->quiet) return;
   char tb[32], sb[32], lb[32] = "none";
@@ -88,12 +98,15 @@ static int run(struct dht *t, const struct dht_options *o) {
   MPI_Win_lock_all(MPI_MODE_NOCHECK, t->vol.win);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, t->heap.win);
   MPI_Barrier(MPI_COMM_WORLD);
+  uint64_t f0[2], f1[2];
+  faults(f0);
   t0 = MPI_Wtime();
   int mine = dht_insert_all(t);
   MPI_Win_unlock_all(t->heap.win);
   MPI_Win_unlock_all(t->vol.win);
   MPI_Barrier(MPI_COMM_WORLD);
   r.insert_s = MPI_Wtime() - t0;
+  faults(f1);
   rc = agree(mine);
   if (rc == DHT_HEAP_FULL) {
     if (mine && !o->quiet)
@@ -109,10 +122,11 @@ static int run(struct dht *t, const struct dht_options *o) {
   rc = agree(dht_verify(t, o->verify, &heap_used));
   r.verify_s = MPI_Wtime() - t0;
 
-  uint64_t mine3[4] = {t->vol.bytes + t->heap.bytes, t->vol.storage_bytes + t->heap.storage_bytes,
-                       t->collisions, t->cas_retries}, all[4];
-  MPI_Reduce(mine3, all, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  uint64_t sums[6] = {t->vol.bytes + t->heap.bytes, t->vol.storage_bytes + t->heap.storage_bytes,
+                      t->collisions, t->cas_retries, f1[0] - f0[0], f1[1] - f0[1]}, all[6];
+  MPI_Reduce(sums, all, 6, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   r.table = all[0], r.storage = all[1], r.collisions = all[2], r.retries = all[3];
+  r.minflt = all[4], r.majflt = all[5];
   r.heap_used = heap_used;
   t0 = MPI_Wtime();
   dht_table_free(t);
@@ -122,7 +136,25 @@ static int run(struct dht *t, const struct dht_options *o) {
   return rc;
 }
 
+/* --memory-limit B sets MPISW_MEMORY_LIMIT for this run. libmpisw reads it
+ * when it is loaded, before main, so the program sets it and executes itself
+ * again, once, before MPI_Init (nothing of MPI has started yet). */
+static void apply_memory_limit(int argc, char **argv) {
+  const char *want = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--memory-limit") && i + 1 < argc) want = argv[i + 1];
+    else if (!strncmp(argv[i], "--memory-limit=", 15)) want = argv[i] + 15;
+  }
+  const char *have = getenv("MPISW_MEMORY_LIMIT");
+  if (!want || (have && !strcmp(have, want))) return;
+  setenv("MPISW_MEMORY_LIMIT", want, 1);
+  execv("/proc/self/exe", argv);
+  perror("dht: --memory-limit: cannot execute itself again");
+  exit(DHT_ALLOC_ERROR);
+}
+
 int main(int argc, char **argv) {
+  apply_memory_limit(argc, argv);
   MPI_Init(&argc, &argv);
   /* Errors come back as codes: the DHT says what failed and exits cleanly. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -18,6 +18,7 @@ static const char usage[] =
     "  --path P            storage: a directory (one unique file per window, removed at the\n"
     "                      end) or a file name with %r for the rank (default $TMPDIR or /tmp)\n"
     "  --access S          access_style hint for the storage part (e.g. random)\n"
+    "  --memory-limit B    run with MPISW_MEMORY_LIMIT=B (bytes; K, M, G suffixes)\n"
     "  --verify V          full (look every key up with MPI_Get, and check the chains) |\n"
     "                      local (each owner checks its chains) | none (default full)\n"
     "  --quiet             no summary line on stderr\n"
@@ -75,7 +76,7 @@ int dht_parse_options(int argc, char **argv, int rank, struct dht_options *o) {
       {"factor", required_argument, 0, 'F'},   {"order", required_argument, 0, 'o'},
       {"path", required_argument, 0, 'p'},     {"access", required_argument, 0, 'a'},
       {"verify", required_argument, 0, 'v'},   {"quiet", no_argument, 0, 'q'},
-      {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+      {"help", no_argument, 0, 'h'},           {"memory-limit", required_argument, 0, 'm'},           {0, 0, 0, 0}};
   const char *tmp = getenv("TMPDIR");
   *o = (struct dht_options){.elements = 65536, .heap_factor = 4, .fill = 0.8,
                             .kind = DHT_MEMORY, .factor = 0.5, .order = "memory_first",
@@ -126,6 +127,12 @@ int dht_parse_options(int argc, char **argv, int rank, struct dht_options *o) {
         else return bad(rank, "--verify: '%s' is not full, local or none%s", optarg, "");
         break;
       case 'q': o->quiet = 1; break;
+      case 'm': { /* applied before MPI_Init (main.c); here only checked */
+        uint64_t b;
+        if (parse_count(optarg, &b))
+          return bad(rank, "--memory-limit: '%s' is not a positive byte count%s", optarg, "");
+        break;
+      }
       case 'h':
         if (rank == 0) fputs(usage, stdout);
         return -1;

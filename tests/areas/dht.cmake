@@ -58,6 +58,11 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/dht/main.c)  # built by apps/, added after 
     mpisw_dht_test(outofcore_memory ${np} 3 budget ENV MPISW_MEMORY_LIMIT=8K
                    ARGS --elements 2048 --kind memory)
   endforeach()
+  # The same budget through the DHT's own option (what the benchmark uses).
+  mpisw_dht_test(memory_limit_option 2 0 outofcore
+                 ARGS --elements 2048 --path @DIR@ --kind auto --memory-limit 8K)
+  mpisw_dht_test(memory_limit_option_memory 2 3 budget
+                 ARGS --elements 2048 --kind memory --memory-limit 8K)
   # Without MPISW_MEMORY_LIMIT: a memory table larger than the machine is
   # refused before anything is allocated.
   mpisw_dht_test(too_large_memory 2 3 budget ARGS --elements 64G --kind memory)
