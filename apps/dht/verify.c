@@ -20,12 +20,12 @@
 static int reports;
 static void fail(const struct dht *t, const char *fmt, ...) {
   if (reports++ >= MAX_REPORTS) return;
+  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "dht: verify: rank %d: ", t->rank);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "dht: verify: rank %d: %s\n", t->rank, msg); /* one write: no interleaving */
 }
 #define FAIL fail
 
