@@ -33,7 +33,7 @@ PROGRAMS = {"dht": "apps/dht/dht"}
 KEY_FIELDS = {"dht": ["kind", "factor", "order", "ranks", "elements", "heap_factor", "fill",
                       "memlimit_env", "memlimit"]}
 METRICS = {"dht": ["seconds", "inserts_per_s", "init_seconds", "verify_seconds",
-                   "free_seconds", "cgroup_peak_MiB"]}
+                   "free_seconds", "minor_faults", "major_faults", "cgroup_peak_MiB"]}
 PATH_ARG = {"dht"}
 
 
@@ -125,12 +125,15 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     size_of = {}
     for r in _dht(runs):
         size_of[(r.get("kind"), r.get("elements"))] = r.get("table_bytes", 0)
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    fig, (ax, axf) = plt.subplots(2, 1, figsize=(7.5, 8), sharex=True,
+                                  gridspec_kw={"height_ratios": [3, 2]})
     colors = {"memory": "tab:blue", "storage": "tab:orange", "combined 0.5": "tab:green",
               "auto": "tab:red"}
     for name in ["memory", "storage", "combined 0.5", "auto"]:
-        pts = sorted((size_of.get((s["fields"]["kind"], s["fields"]["elements"]), 0) / MiB,
-                      s["metrics"]["seconds"]) for s in rows if series(s["fields"]) == name)
+        sel = [s for s in rows if series(s["fields"]) == name]
+        pts = sorted([(size_of.get((s["fields"]["kind"], s["fields"]["elements"]), 0) / MiB,
+                       s["metrics"]["seconds"], s["metrics"].get("minor_faults"))
+                      for s in sel], key=lambda p: p[0])
         if not pts:
             continue
         xs = [p[0] for p in pts]
@@ -139,14 +142,26 @@ def plot(suite, summary, runs, out, stamp, R, plt):
         hi = [p[1]["max"] - p[1]["median"] for p in pts]
         ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} windows",
                     color=colors.get(name))
+        fx = [p[0] for p in pts if p[2]]
+        fy = [p[2]["max"] for p in pts if p[2]]
+        fm = [p[2]["min"] for p in pts if p[2]]
+        if fx:
+            axf.plot(fx, fy, marker="^", color=colors.get(name), label=f"{name}: max over reps")
+            axf.plot(fx, fm, marker="v", linestyle=":", color=colors.get(name),
+                     label=f"{name}: min")
     limit = RANKS * BUDGET / MiB
-    ax.axvline(limit, color="gray", linestyle="--", linewidth=1.2,
-               label=f"memory limit ({RANKS} x MPISW_MEMORY_LIMIT = {limit:.0f} MiB)")
-    ax.set_xlabel("table size, MiB (all ranks: volumes + overflow heaps)")
+    for a in (ax, axf):
+        a.axvline(limit, color="gray", linestyle="--", linewidth=1.2,
+                  label=f"memory limit ({RANKS} x MPISW_MEMORY_LIMIT = {limit:.0f} MiB)"
+                  if a is ax else None)
+        a.grid(alpha=0.3)
+    axf.set_yscale("log")
+    axf.set_ylabel("minor page faults\nduring the inserts (all ranks)")
+    axf.legend(fontsize=6, ncol=2)
+    axf.set_xlabel("table size, MiB (all ranks: volumes + overflow heaps)")
     ax.set_ylabel("insert time, s (median; bars: min–max)")
     ax.set_title(f"DHT inserts, {RANKS} ranks, fill 0.8, heap factor {HEAP_FACTOR}, in a "
                  f"{CGROUP // MiB} MiB memory cgroup\n{stamp}", fontsize=9)
-    ax.grid(alpha=0.3)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
     fig.tight_layout()
