@@ -68,4 +68,6 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/dht/main.c)  # built by apps/, added after 
   mpisw_dht_test(too_large_memory 2 3 budget ARGS --elements 64G --kind memory)
   mpisw_dht_test(heap_full 2 5 heapfull ARGS --elements 1024 --heap-factor 0.01)
   mpisw_dht_test(bad_option 1 2 usage ARGS --kind disk)
+  mpisw_dht_test(no_such_path 2 4 allocerr
+                 ARGS --elements 1024 --kind storage --path /nonexistent-mpisw-dir/t-%r)
 endif()

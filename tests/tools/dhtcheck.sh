@@ -13,6 +13,7 @@
 #           budget     stderr says "over the memory budget"
 #           heapfull   stderr says "overflow heap is full"
 #           usage      stderr shows the usage
+#           allocerr   stderr says the allocation failed
 # and that no window file is left in D afterwards.
 set -u
 [ $# -ge 3 ] || { echo "usage: $0 RC CHECK [VAR=VALUE]... -- COMMAND..." >&2; exit 2; }
@@ -65,6 +66,7 @@ case $check in
   budget) grep -q "over the memory budget" "$dir/err" || fail "no 'over the memory budget' message" ;;
   heapfull) grep -q "overflow heap is full" "$dir/err" || fail "no 'overflow heap is full' message" ;;
   usage) grep -q "usage:" "$dir/err" || fail "no usage message" ;;
+  allocerr) grep -q "window .* failed: mpisw" "$dir/err" || fail "no allocation error message" ;;
   *) fail "unknown CHECK $check" ;;
 esac
 left=$(find "$dir" -mindepth 1 ! -name out ! -name err | head -n 3)
