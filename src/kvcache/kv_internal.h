@@ -143,6 +143,7 @@ struct mpisw_kv {
   uint64_t file_size;
   int fd_direct;           /* O_DIRECT reads (or plain, where unsupported) */
   int fd_rw;               /* fallocate of freed regions */
+  int fd_dw;               /* O_DIRECT appends, -1: copies into the window */
   struct kv_super sb;
 
   /* cache backend */

@@ -142,10 +142,29 @@ int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
 
 /* ---- appends ---- */
 
-static int flush_to(struct mpisw_kv *kv, char *region, uint64_t *tail, char *buf, uint64_t *len) {
+/* Appends buf (padded to a block) at *tail of the region that starts at
+ * region in the window. With O_DIRECT the batch goes from the buffer to the
+ * device in one write and leaves no page cache behind; where the file
+ * system has no O_DIRECT it is copied into the window. */
+static int flush_to(struct mpisw_kv *kv, char *region, uint64_t *tail, char *buf, uint64_t *len,
+                    struct mpisw_error *e) {
   uint64_t n = align_up(*len, KV_BLOCK);
   memset(buf + *len, 0, n - *len);
-  memcpy(region + *tail, buf, n);
+  if (kv->fd_dw >= 0) {
+    uint64_t at = (uint64_t)(region - kv->file_base) + *tail, done = 0;
+    while (done < n) {
+      ssize_t w = pwrite(kv->fd_dw, buf + done, n - done, (off_t)(at + done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0)
+        return mpisw_fail(e, w < 0 ? mpisw_errno_kind(errno) : MPISW_K_IO,
+                          "%s: append of %llu bytes at %llu failed: %s", kv->path,
+                          (unsigned long long)n, (unsigned long long)at,
+                          w < 0 ? strerror(errno) : "nothing written");
+      done += (uint64_t)w;
+    }
+  } else {
+    memcpy(region + *tail, buf, n);
+  }
   *tail += n;
   kv->st.log_appends++;
   kv->st.log_append_bytes += n;
@@ -161,7 +180,7 @@ int kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e) {
     if (kv_log_compact(kv, e)) return -1;   /* takes the buffer's records along */
     return 0;
   }
-  return flush_to(kv, kv->region, &kv->tail, kv->wbuf, &kv->wlen);
+  return flush_to(kv, kv->region, &kv->tail, kv->wbuf, &kv->wlen, e);
 }
 
 static void put_rec(char *at, int kind, uint64_t seq, const void *key, size_t klen,
@@ -239,12 +258,15 @@ struct compact {
   uint64_t tail, len;
   char *buf;
   uint64_t seq0;
+  struct mpisw_error *e;
 };
 
 static int c_append(struct mpisw_kv *kv, struct compact *c, struct kv_entry *en,
                     const void *value) {
   uint64_t len = kv_rec_len(en->klen, en->vlen);
-  if (c->len + len > kv->o.write_buffer) flush_to(kv, c->region, &c->tail, c->buf, &c->len);
+  if (c->len + len > kv->o.write_buffer &&
+      flush_to(kv, c->region, &c->tail, c->buf, &c->len, c->e))
+    return -1;
   put_rec(c->buf + c->len, KV_REC_PUT, kv->seq++, en->key, en->klen, value, en->vlen);
   en->log_off = c->tail + c->len;
   en->rec_len = (uint32_t)len;
@@ -288,16 +310,18 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   c.buf = aligned_alloc(KV_BLOCK, kv->o.write_buffer);
   if (!c.buf) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the compaction buffer");
   c.seq0 = kv->seq;
+  c.e = e;
   kv->compacting = 1;
   zero_range(kv, nr, 0);
   for (uint32_t i = 0; i < x->n_e; i++) x->e[i].moved = 0;
   /* 1: the old region in log order (sequential reads); objects held in
    * the memory window are taken from there instead. */
   uint64_t dummy;
+  e->kind = -1;
   kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, c_old_rec, &c, &dummy);
+  int rc = e->kind >= 0 ? -1 : 0;
   /* 2: what the memory window or the write buffer holds, and anything the
    * walk did not meet. */
-  int rc = 0;
   for (uint32_t i = 0; i < x->n_e && !rc; i++) {
     struct kv_entry *en = &x->e[i];
     if (!en->used || en->moved) continue;
@@ -318,7 +342,7 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
       }
     }
   }
-  if (!rc && c.len) flush_to(kv, c.region, &c.tail, c.buf, &c.len);
+  if (!rc && c.len) rc = flush_to(kv, c.region, &c.tail, c.buf, &c.len, e);
   free(c.buf);
   if (!rc) rc = kv_win_sync(kv, e);   /* the new region is durable ... */
   if (rc) {

@@ -65,6 +65,7 @@ static void release(struct mpisw_kv *kv) {
   if (kv->o.backend == KV_BACKEND_CACHE) kv_cache_close(kv);
   if (kv->fd_direct >= 0) close(kv->fd_direct);
   if (kv->fd_rw >= 0) close(kv->fd_rw);
+  if (kv->fd_dw >= 0) close(kv->fd_dw);
   if (kv->comm != MPI_COMM_NULL) PMPI_Comm_free(&kv->comm);
   free(kv);
 }
@@ -78,7 +79,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   mpisw_state_init();
   struct mpisw_kv *kv = calloc(1, sizeof *kv);
   if (!kv) return usage(R, "out of memory");
-  kv->fd_direct = kv->fd_rw = -1;
+  kv->fd_direct = kv->fd_rw = kv->fd_dw = -1;
   kv->log_win = kv->mem_win = MPI_WIN_NULL;
   int rc = PMPI_Comm_dup(comm, &kv->comm);
   if (rc != MPI_SUCCESS) {
@@ -161,6 +162,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   if (!failed && kv->o.backend == KV_BACKEND_CACHE) {
     kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
     if (kv->fd_direct < 0) kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    kv->fd_dw = open(kv->path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
   }
   if (!failed) {
     if (fresh) failed = kv_super_write(kv, &e) != 0;
