@@ -3,7 +3,7 @@
  *   kv_bench --mode cache|naive|memory --path DIR [--objects 65536]
  *            [--value 1024] [--cache 16M] [--ops 200000] [--warmup 100000]
  *            [--get-ratio 0.9] [--zipf 0.99] [--access random] [--seed 1]
- *            [--wbuf 4M] [--log-size 256M] [--read direct|window]
+ *            [--wbuf 4M] [--log-size 256M] [--read poll|direct|window]
  *
  * Loads --objects keys (8-byte ids) with --value-byte values, runs --warmup
  * operations, then measures --ops operations (gets with probability
@@ -116,7 +116,7 @@ static void die(const char *what, int rc) {
 static void usage(void) {
   fprintf(stderr, "usage: kv_bench --mode cache|naive|memory --path DIR [--objects N] [--value B]\n"
                   "  [--cache B] [--ops N] [--warmup N] [--get-ratio F] [--zipf S] [--access STYLE]\n"
-                  "  [--seed N] [--wbuf B] [--log-size B] [--read direct|window]\n");
+                  "  [--seed N] [--wbuf B] [--log-size B] [--read poll|direct|window]\n");
   exit(2);
 }
 
@@ -224,6 +224,9 @@ int main(int argc, char **argv) {
 
   size_t total = o.warmup + o.ops, n_get = 0, n_put = 0, errors = 0;
   double *lg = malloc((o.ops + 1) * sizeof *lg), *lp = malloc((o.ops + 1) * sizeof *lp);
+  double *lh = malloc((o.ops + 1) * sizeof *lh);
+  size_t n_hit = 0;
+  uint64_t hits_seen = 0;
   char devp[64];
   dev_stat_path(o.path, devp, sizeof devp);
   struct io p0 = {0}, d0 = {0};
@@ -232,6 +235,7 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < total; k++) {
     if (k == o.warmup) {
       mpisw_kv_stats(kv, &s0);
+      hits_seen = s0.get_hits;
       p0 = proc_io();
       d0 = dev_io(devp);
       m0 = now();
@@ -250,6 +254,12 @@ int main(int argc, char **argv) {
       size_t len = 0;
       rc = mpisw_kv_get(kv, &id, 8, g, o.value + 64, &len);
       double b = now();
+      if (k >= o.warmup) {
+        struct mpisw_kv_stats sh;
+        mpisw_kv_stats(kv, &sh);
+        if (sh.get_hits != hits_seen) lh[n_hit++] = (b - a) * 1e6;
+        hits_seen = sh.get_hits;
+      }
       if (rc != MPI_SUCCESS) die("get", rc);
       uint64_t gid, gver;
       memcpy(&gid, g, 8);
@@ -276,6 +286,7 @@ int main(int argc, char **argv) {
 
   qsort(lg, n_get, sizeof *lg, cmp_double);
   qsort(lp, n_put, sizeof *lp, cmp_double);
+  qsort(lh, n_hit, sizeof *lh, cmp_double);
   double secs = ops_s + sync_s;
   long long rd = p1.rd >= 0 && p0.rd >= 0 ? p1.rd - p0.rd : -1;
   long long wr = p1.wr >= 0 && p0.wr >= 0 ? p1.wr - p0.wr : -1;
@@ -285,7 +296,7 @@ int main(int argc, char **argv) {
   printf("{\"bench\": \"kv\", \"mode\": \"%s\", \"access\": %s%s%s, \"read\": \"%s\", "
          "\"objects\": %zu, \"value\": %zu, \"cache\": %zu, \"ops\": %zu, \"warmup\": %zu, "
          "\"get_ratio\": %g, \"zipf\": %g, \"wbuf\": %zu, \"ranks\": 1, "
-         "\"get_p50_us\": %.3f, \"get_p99_us\": %.3f, \"put_p50_us\": %.3f, \"put_p99_us\": %.3f, "
+         "\"get_p50_us\": %.3f, \"get_p99_us\": %.3f, \"get_hit_p50_us\": %.3f, \"put_p50_us\": %.3f, \"put_p99_us\": %.3f, "
          "\"ops_per_s\": %.1f, \"seconds\": %.4f, \"sync_seconds\": %.4f, \"load_seconds\": %.3f, "
          "\"read_bytes\": %lld, \"write_bytes\": %lld, \"read_MiB\": %.3f, \"write_MiB\": %.3f, "
          "\"dev_read_bytes\": %lld, "
@@ -293,9 +304,9 @@ int main(int argc, char **argv) {
          "\"hit_rate\": %.4f, \"evictions\": %llu, \"compactions\": %llu, "
          "\"log_read_bytes\": %llu, \"log_append_bytes\": %llu, \"errors\": %zu}\n",
          o.mode, o.access ? "\"" : "", o.access ? o.access : "null", o.access ? "\"" : "",
-         strcmp(o.mode, "naive") ? (o.read ? o.read : "direct") : "window", n, o.value,
+         strcmp(o.mode, "naive") ? (o.read ? o.read : "poll") : "window", n, o.value,
          strcmp(o.mode, "naive") ? cache : 0, o.ops, o.warmup, o.get_ratio, o.zipf, o.wbuf,
-         pct(lg, n_get, 0.5), pct(lg, n_get, 0.99), pct(lp, n_put, 0.5), pct(lp, n_put, 0.99),
+         pct(lg, n_get, 0.5), pct(lg, n_get, 0.99), pct(lh, n_hit, 0.5), pct(lp, n_put, 0.5), pct(lp, n_put, 0.99),
          (double)o.ops / secs, secs, sync_s, load_s, rd, wr, rd / 1048576.0, wr / 1048576.0, drd, dwr,
          rd >= 0 ? (double)rd / (double)o.ops : -1.0, wr >= 0 ? (double)wr / (double)o.ops : -1.0,
          gets ? (double)hits / (double)gets : 0.0, (unsigned long long)(s1.evictions - s0.evictions),
@@ -303,7 +314,7 @@ int main(int argc, char **argv) {
          (unsigned long long)(s1.log_read_bytes - s0.log_read_bytes),
          (unsigned long long)(s1.log_append_bytes - s0.log_append_bytes), errors);
   fflush(stdout);
-  free(cdf); free(perm); free(ver); free(v); free(g); free(lg); free(lp);
+  free(cdf); free(perm); free(ver); free(v); free(g); free(lg); free(lp); free(lh);
   MPI_Finalize();
   return errors ? 1 : 0;
 }

@@ -64,10 +64,14 @@ extern "C" {
  *   kv_max_value     largest value, bytes; at most
  *                    kv_write_buffer - 1056 (one record)        (1M, or
  *                                       what a smaller buffer holds)
- *   kv_read          direct | window: how a cache miss reads its
- *                    record: O_DIRECT pread of exactly the record's
- *                    512-byte sectors, or loads from the storage
- *                    window (page faults)                       (direct)
+ *   kv_read          poll | direct | window: how a cache miss reads
+ *                    its record: exactly the record's 512-byte
+ *                    sectors with O_DIRECT, the process polling for
+ *                    the completion (poll: it keeps its core and its
+ *                    CPU caches warm; after 20 ms it sleeps) or
+ *                    sleeping in pread (direct); or loads from the
+ *                    storage window (window: page faults, whole
+ *                    pages)                                     (poll)
  *   kv_slots         naive: slots in the table                  (131072)
  *   kv_slot_size     naive: bytes per slot (header, key, value) (1152)
  *   access_style     passed to the storage window (e.g. random)  (none)

@@ -22,7 +22,7 @@
 #define KV_FREQ_MAX 3
 
 enum { KV_BACKEND_CACHE = 1, KV_BACKEND_NAIVE = 2 };
-enum { KV_READ_DIRECT = 0, KV_READ_WINDOW = 1 };
+enum { KV_READ_POLL = 0, KV_READ_DIRECT = 1, KV_READ_WINDOW = 2 };
 
 struct kv_options {
   int backend;
@@ -51,9 +51,13 @@ struct kv_super {
 };
 
 /* ---- kv_index.c ---- */
-struct kv_entry {
+#define KV_KEY_INLINE 16
+struct kv_entry {          /* one cache line */
   uint64_t hash;
-  char *key;
+  union {
+    char in[KV_KEY_INLINE];  /* keys of up to 16 bytes */
+    char *ptr;               /* longer ones */
+  } k;
   uint32_t klen, vlen;
   uint64_t log_off;        /* latest record in the active region, or KV_NOLOG */
   uint32_t rec_len;        /* its length */
@@ -62,6 +66,13 @@ struct kv_entry {
   uint8_t freq;            /* CLOCK use counter */
   uint8_t moved;           /* compaction: already copied */
   uint8_t used;
+  uint32_t pad[3];
+};
+_Static_assert(sizeof(struct kv_entry) == 64, "an index entry is one cache line");
+
+struct kv_slot {
+  uint32_t id;             /* entry id + 1, 0 = empty */
+  uint32_t tag;            /* high half of the hash */
 };
 
 struct kv_index {
@@ -69,10 +80,13 @@ struct kv_index {
   uint32_t n_e, cap_e, n_live;
   uint32_t *free_ids;
   uint32_t n_free;
-  uint32_t *slot;          /* open addressing: id + 1, 0 = empty */
+  struct kv_slot *slot;    /* open addressing */
   uint64_t mask;
 };
 
+const char *kv_entry_key(const struct kv_entry *en);
+/* Asks for transparent huge pages on the 2 MiB-aligned part of a range. */
+void kv_hugepages(void *p, size_t len);
 int kv_index_init(struct kv_index *x, uint64_t expect);
 void kv_index_free(struct kv_index *x);
 /* id of key, or UINT32_MAX. */
@@ -144,6 +158,7 @@ struct mpisw_kv {
   int fd_direct;           /* O_DIRECT reads (or plain, where unsupported) */
   int fd_rw;               /* fallocate of freed regions */
   int fd_dw;               /* O_DIRECT appends, -1: copies into the window */
+  uint64_t aio_ctx;        /* kv_read=poll: Linux AIO context, 0: none */
   struct kv_super sb;
 
   /* cache backend */
@@ -208,6 +223,11 @@ int kv_naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
                  struct mpisw_error *e);
 int kv_naive_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mpisw_error *e);
 int kv_naive_sync(struct mpisw_kv *kv, struct mpisw_error *e);
+
+/* ---- kv_poll.c: polled O_DIRECT reads ---- */
+int kv_poll_init(struct mpisw_kv *kv);
+void kv_poll_close(struct mpisw_kv *kv);
+long kv_poll_read(struct mpisw_kv *kv, void *buf, uint64_t len, uint64_t off);
 
 /* ---- kv_open.c ---- */
 int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e);

@@ -232,8 +232,17 @@ int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv
     uint64_t b = align_up(abs + len, KV_SECTOR);
     if (b - a > kv->rbuf_size) return mpisw_fail(e, MPISW_K_IO, "record of %u bytes too large", len);
     ssize_t n;
-    do n = pread(kv->fd_direct, kv->rbuf, b - a, (off_t)a);
-    while (n < 0 && errno == EINTR);
+    if (kv->aio_ctx) {
+      long r = kv_poll_read(kv, kv->rbuf, b - a, a);
+      n = r;
+      if (r < 0) {
+        errno = (int)-r;
+        n = -1;
+      }
+    } else {
+      do n = pread(kv->fd_direct, kv->rbuf, b - a, (off_t)a);
+      while (n < 0 && errno == EINTR);
+    }
     if (n != (ssize_t)(b - a))
       return mpisw_fail(e, MPISW_K_IO, "%s: read of %llu bytes at %llu failed: %s", kv->path,
                         (unsigned long long)(b - a), (unsigned long long)a,
@@ -267,7 +276,7 @@ static int c_append(struct mpisw_kv *kv, struct compact *c, struct kv_entry *en,
   if (c->len + len > kv->o.write_buffer &&
       flush_to(kv, c->region, &c->tail, c->buf, &c->len, c->e))
     return -1;
-  put_rec(c->buf + c->len, KV_REC_PUT, kv->seq++, en->key, en->klen, value, en->vlen);
+  put_rec(c->buf + c->len, KV_REC_PUT, kv->seq++, kv_entry_key(en), en->klen, value, en->vlen);
   en->log_off = c->tail + c->len;
   en->rec_len = (uint32_t)len;
   en->moved = 1;

@@ -63,6 +63,7 @@ static MPI_Info window_info(const struct mpisw_kv *kv, const char *path, int sto
 
 static void release(struct mpisw_kv *kv) {
   if (kv->o.backend == KV_BACKEND_CACHE) kv_cache_close(kv);
+  kv_poll_close(kv);
   if (kv->fd_direct >= 0) close(kv->fd_direct);
   if (kv->fd_rw >= 0) close(kv->fd_rw);
   if (kv->fd_dw >= 0) close(kv->fd_dw);
@@ -163,6 +164,8 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
     kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
     if (kv->fd_direct < 0) kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     kv->fd_dw = open(kv->path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
+    /* Polling needs O_DIRECT (buffered AIO reads are synchronous). */
+    if (kv->o.read_mode == KV_READ_POLL && kv->fd_dw >= 0) kv_poll_init(kv);
   }
   if (!failed) {
     if (fresh) failed = kv_super_write(kv, &e) != 0;

@@ -104,7 +104,7 @@ int kv_options_parse(MPI_Info info, struct kv_options *o, struct mpisw_error *e)
   o->log_size = 256ull << 20;
   o->write_buffer = 4ull << 20;
   o->max_value = 1ull << 20;
-  o->read_mode = KV_READ_DIRECT;
+  o->read_mode = KV_READ_POLL;
   o->slots = 131072;
   o->slot_size = 1152;
   if (get(info, MPISW_KV_BACKEND, v, sizeof v)) {
@@ -113,9 +113,10 @@ int kv_options_parse(MPI_Info info, struct kv_options *o, struct mpisw_error *e)
     else return mpisw_fail(e, MPISW_K_HINT, "%s: '%s' is not 'cache' or 'naive'", MPISW_KV_BACKEND, v);
   }
   if (get(info, MPISW_KV_READ, v, sizeof v)) {
-    if (!strcasecmp(v, "direct")) o->read_mode = KV_READ_DIRECT;
+    if (!strcasecmp(v, "poll")) o->read_mode = KV_READ_POLL;
+    else if (!strcasecmp(v, "direct")) o->read_mode = KV_READ_DIRECT;
     else if (!strcasecmp(v, "window")) o->read_mode = KV_READ_WINDOW;
-    else return mpisw_fail(e, MPISW_K_HINT, "%s: '%s' is not 'direct' or 'window'", MPISW_KV_READ, v);
+    else return mpisw_fail(e, MPISW_K_HINT, "%s: '%s' is not 'poll', 'direct' or 'window'", MPISW_KV_READ, v);
   }
   const uint64_t T = 1ull << 40;
   if (size_opt(info, MPISW_KV_CACHE_SIZE, &o->cache_size, KV_SLAB_PAGE, T, e) ||

@@ -324,6 +324,7 @@ int main(int argc, char **argv) {
     case_limits("kv_backend=naive");
   }
   if (all || !strcmp(what, "evict")) {
+    case_evict("kv_read=poll");
     case_evict("kv_read=direct");
     case_evict("kv_read=window");
   }
