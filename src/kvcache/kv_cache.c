@@ -56,11 +56,13 @@ static int check_key(const void *key, size_t klen, struct mpisw_error *e) {
 int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
                  size_t *vlen, struct mpisw_error *e) {
   if (check_key(key, klen, e)) return -1;
-  uint32_t id = kv_index_find(&kv->idx, kv_hash(key, klen), key, klen);
+  uint64_t h = kv_hash(key, klen);
+  uint32_t id = kv_index_find(&kv->idx, h, key, klen);
   if (id == UINT32_MAX) return 1;
   struct kv_entry *en = &kv->idx.e[id];
   *vlen = en->vlen;
   if (!buf && cap == 0) return 0;
+  kv_sketch_add(kv, h);
   if (cap < en->vlen)
     return mpisw_fail(e, MPISW_K_USAGE, "buffer of %zu bytes too small for the value of %u bytes",
                       cap, en->vlen);
@@ -81,11 +83,14 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
     return mpisw_fail(e, MPISW_K_IO, "%s: the record at offset %llu holds another key",
                       kv->path, (unsigned long long)en->log_off);
   memcpy(buf, (const char *)(r + 1) + klen, en->vlen);
-  /* Into the memory window, with a use count of zero: it is the first to
-   * go unless it is read again before the clock hand comes by. */
+  /* Into the memory window (unless what it would displace is more popular),
+   * with a use count of zero: it is the first to go unless it is read again
+   * before the clock hand comes by. */
   if (kv_slab_class(&kv->slab, en->vlen) >= 0) {
     uint32_t ch;
-    if (kv_slab_alloc(kv, en->vlen, id, &ch, e)) return -1;
+    int rc = kv_slab_alloc(kv, en->vlen, id, &ch, e, 1);
+    if (rc < 0) return -1;
+    if (rc > 0) return 0;
     en = &kv->idx.e[id];
     memcpy(kv_slab_chunk(&kv->slab, ch), buf, en->vlen);
     en->chunk = ch;
@@ -102,6 +107,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
                       MPISW_KV_MAX_VALUE, (unsigned long long)kv->o.max_value);
   if (vlen && !v) return mpisw_fail(e, MPISW_K_USAGE, "value is NULL");
   uint64_t h = kv_hash(key, klen);
+  kv_sketch_add(kv, h);
   uint32_t id = kv_index_find(&kv->idx, h, key, klen);
   if (id == UINT32_MAX) {
     id = kv_index_add(&kv->idx, h, key, klen);
@@ -110,9 +116,27 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
   kv->st.puts++;
   struct kv_entry *en = &kv->idx.e[id];
   int cls = kv_slab_class(&kv->slab, vlen);
-  if (cls < 0) {
-    /* Larger than any chunk: straight to the log. */
+  /* A chunk of another size cannot take the new value: the old copy goes. */
+  if (en->chunk != KV_NOCHUNK && (cls < 0 || kv_slab_class(&kv->slab, en->vlen) != cls))
     drop_chunk(kv, en);
+  if (en->chunk != KV_NOCHUNK) {
+    kv->slab.bytes += vlen;
+    kv->slab.bytes -= en->vlen;
+    if (en->freq < KV_FREQ_MAX) en->freq++;
+  } else if (cls >= 0) {
+    /* Not in the window: it goes in only if it is asked for more often than
+     * what it would displace. */
+    uint32_t ch;
+    int rc = kv_slab_alloc(kv, vlen, id, &ch, e, 1);
+    if (rc < 0) goto fail;
+    en = &kv->idx.e[id];
+    if (rc == 0) {
+      en->chunk = ch;
+      en->freq = 0;
+    }
+  }
+  if (en->chunk == KV_NOCHUNK) {
+    /* Larger than any chunk, or not admitted: straight to the log. */
     uint64_t off;
     if (kv_log_append(kv, KV_REC_PUT, key, klen, v, vlen, &off, e)) goto fail;
     en = &kv->idx.e[id];
@@ -121,22 +145,6 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
     en->vlen = (uint32_t)vlen;
     en->rec_len = (uint32_t)kv_rec_len(klen, vlen);
     return 0;
-  }
-  if (en->chunk != KV_NOCHUNK && kv_slab_class(&kv->slab, en->vlen) != cls) {
-    /* Another chunk size: the old copy is simply replaced. */
-    drop_chunk(kv, en);
-  }
-  en = &kv->idx.e[id];
-  if (en->chunk == KV_NOCHUNK) {
-    uint32_t ch;
-    if (kv_slab_alloc(kv, vlen, id, &ch, e)) goto fail;
-    en = &kv->idx.e[id];
-    en->chunk = ch;
-    en->freq = 0;
-  } else {
-    kv->slab.bytes += vlen;
-    kv->slab.bytes -= en->vlen;
-    if (en->freq < KV_FREQ_MAX) en->freq++;
   }
   memcpy(kv_slab_chunk(&kv->slab, en->chunk), v, vlen);
   en->vlen = (uint32_t)vlen;
@@ -187,6 +195,9 @@ int kv_cache_open(struct mpisw_kv *kv, int fresh, struct mpisw_error *e) {
   kv->rbuf_size = ((kv->o.max_value + MPISW_KV_MAX_KEY + sizeof(struct kv_rec) + 2 * KV_SECTOR) +
                    KV_BLOCK - 1) & ~(uint64_t)(KV_BLOCK - 1);
   kv->rbuf = aligned_alloc(KV_BLOCK, kv->rbuf_size);
+  /* Admission sketch sized for the window's objects (of 64 B at least). */
+  if (kv_sketch_init(kv, kv->o.cache_size / 256 + 1024))
+    return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the admission sketch");
   if (!kv->wbuf || !kv->rbuf) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the buffers");
   if (fresh) {
     kv->seq = kv->sb.start_seq;
@@ -201,5 +212,7 @@ void kv_cache_close(struct mpisw_kv *kv) {
   kv_slab_free(&kv->slab);
   free(kv->wbuf);
   free(kv->rbuf);
+  free(kv->sketch);
+  kv->sketch = NULL;
   kv->wbuf = kv->rbuf = NULL;
 }

@@ -126,9 +126,13 @@ void kv_slab_free(struct kv_slab *s);
 /* Class of an object of len bytes, -1 when too large to cache. */
 int kv_slab_class(const struct kv_slab *s, size_t len);
 /* A chunk for len bytes for entry id; evicts through kv_cache_evict().
- * Returns 0 and the chunk handle in *chunk, or -1 with *e filled. */
+ * Returns 0 and the chunk handle in *chunk, or -1 with *e filled. With
+ * admit, returns 1 (nothing evicted) when the object that would go is asked
+ * for at least as often as entry id. */
 int kv_slab_alloc(struct mpisw_kv *kv, size_t len, uint32_t id, uint32_t *chunk,
-                  struct mpisw_error *e);
+                  struct mpisw_error *e, int admit);
+int kv_sketch_init(struct mpisw_kv *kv, uint64_t objects);
+void kv_sketch_add(struct mpisw_kv *kv, uint64_t h);
 void kv_slab_release(struct kv_slab *s, uint32_t chunk, size_t len);
 char *kv_slab_chunk(const struct kv_slab *s, uint32_t chunk);
 
@@ -175,6 +179,8 @@ struct mpisw_kv {
   uint64_t rbuf_size;
   uint64_t n_dirty;
   int compacting;
+  uint8_t *sketch;         /* admission: access frequencies */
+  uint64_t sk_mask, sk_adds, sk_period;
 
   struct mpisw_kv_stats st;
 };

@@ -108,8 +108,50 @@ static int steal_page(struct mpisw_kv *kv, int ci, struct mpisw_error *e) {
                     "objects of this size", MPISW_KV_CACHE_SIZE, (unsigned long long)s->size);
 }
 
+/* ---- admission: a count-min sketch of how often keys were asked for (4
+ * rows of 4-bit-ish counters, halved every 10 x the window's objects), so a
+ * miss only displaces an object asked for less often than itself (TinyLFU). */
+
+static uint64_t sk_mix(uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x7fb5d329728ea185ull;
+  x ^= x >> 27;
+  return x;
+}
+
+int kv_sketch_init(struct mpisw_kv *kv, uint64_t objects) {
+  uint64_t n = 1024;
+  while (n < objects * 4) n <<= 1;
+  kv->sketch = calloc(4 * n, 1);
+  if (!kv->sketch) return -1;
+  kv->sk_mask = n - 1;
+  kv->sk_period = objects * 10;
+  return 0;
+}
+
+void kv_sketch_add(struct mpisw_kv *kv, uint64_t h) {
+  if (!kv->sketch) return;
+  for (int r = 0; r < 4; r++) {
+    uint8_t *c = &kv->sketch[(uint64_t)r * (kv->sk_mask + 1) + (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & kv->sk_mask)];
+    if (*c < 15) (*c)++;
+  }
+  if (++kv->sk_adds >= kv->sk_period) {
+    for (uint64_t i = 0; i < 4 * (kv->sk_mask + 1); i++) kv->sketch[i] >>= 1;
+    kv->sk_adds = 0;
+  }
+}
+
+static unsigned sketch_get(const struct mpisw_kv *kv, uint64_t h) {
+  unsigned m = 255;
+  for (int r = 0; r < 4; r++) {
+    unsigned c = kv->sketch[(uint64_t)r * (kv->sk_mask + 1) + (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & kv->sk_mask)];
+    if (c < m) m = c;
+  }
+  return m;
+}
+
 int kv_slab_alloc(struct mpisw_kv *kv, size_t len, uint32_t id, uint32_t *out,
-                  struct mpisw_error *e) {
+                  struct mpisw_error *e, int admit) {
   struct kv_slab *s = &kv->slab;
   int ci = kv_slab_class(s, len);
   if (ci < 0) return mpisw_fail(e, MPISW_K_USAGE, "object of %zu bytes is larger than a chunk", len);
@@ -136,6 +178,9 @@ int kv_slab_alloc(struct mpisw_kv *kv, size_t len, uint32_t id, uint32_t *out,
           en->freq--;
           continue;
         }
+        if (admit && kv->sketch &&
+            sketch_get(kv, kv->idx.e[id].hash) <= sketch_get(kv, en->hash))
+          return 1;   /* the victim is asked for at least as often: keep it */
         if (kv_cache_evict(kv, o - 1, e)) return -1;
       }
       if (!c->n_free) return mpisw_fail(e, MPISW_K_IO, "cache: no chunk could be evicted");

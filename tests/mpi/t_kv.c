@@ -114,7 +114,8 @@ static void case_limits(const char *backend) {
 }
 
 /* A working set 8x the memory window: objects go out and come back from
- * the log, unchanged, through both read paths. */
+ * the log, unchanged, through each read path; a key read often gets in
+ * and stays. */
 static void case_evict(const char *read_mode) {
   MPI_Info info = tl_info("kv_cache_size=64K", "kv_write_buffer=64K", "kv_log_size=4M",
                           read_mode, NULL);
@@ -126,7 +127,8 @@ static void case_evict(const char *read_mode) {
   for (int r = 0; r < 2; r++)
     for (int i = 0; i < n; i++) expect_pattern(kv, i, 1024, (unsigned)i);
   struct mpisw_kv_stats st = stats(kv);
-  CHECK(st.evictions > (uint64_t)n, "only %llu evictions", (unsigned long long)st.evictions);
+  /* Read once each, no object is more popular than those in the window:
+   * admission keeps them out, so most of the second round reads the log. */
   CHECK(st.log_reads > (uint64_t)n, "only %llu log reads", (unsigned long long)st.log_reads);
   CHECK(st.cache_bytes <= st.cache_capacity, "cache holds %llu of %llu bytes",
         (unsigned long long)st.cache_bytes, (unsigned long long)st.cache_capacity);
@@ -137,7 +139,8 @@ static void case_evict(const char *read_mode) {
   }
   uint64_t hits0 = stats(kv).get_hits;
   expect_pattern(kv, 7, 1024, 7);
-  CHECK(stats(kv).get_hits == hits0 + 1, "the hot key was evicted");
+  CHECK(stats(kv).get_hits == hits0 + 1, "the hot key is not in the window");
+  CHECK(stats(kv).evictions > 0, "nothing was evicted for the hot key");
   CHECK_MPI(mpisw_kv_close(&kv));
 }
 
