@@ -4,11 +4,14 @@
  *            [--value 1024] [--cache 16M] [--ops 200000] [--warmup 100000]
  *            [--get-ratio 0.9] [--zipf 0.99] [--access random] [--seed 1]
  *            [--wbuf 4M] [--log-size 256M] [--read poll|direct|window]
+ *            [--think-us 0]
  *
  * Loads --objects keys (8-byte ids) with --value-byte values, runs --warmup
  * operations, then measures --ops operations (gets with probability
  * --get-ratio, puts otherwise; keys drawn from a Zipf distribution whose
- * popular ranks are spread over the ids) and a final mpisw_kv_sync. Modes:
+ * popular ranks are spread over the ids) and a final mpisw_kv_sync;
+ * --think-us busy-waits that long before each operation (the application's
+ * own work between requests; not timed, not in the throughput). Modes:
  * cache (memory window of --cache bytes + log), naive (fixed slots in a
  * storage window, twice as many slots as objects), memory (the cache
  * backend with a window that holds every object: all in memory).
@@ -36,7 +39,7 @@
 struct opts {
   const char *mode, *path, *access, *read;
   size_t objects, value, cache, ops, warmup, wbuf, log_size;
-  double get_ratio, zipf;
+  double get_ratio, zipf, think_us;
   unsigned seed;
 };
 
@@ -116,13 +119,13 @@ static void die(const char *what, int rc) {
 static void usage(void) {
   fprintf(stderr, "usage: kv_bench --mode cache|naive|memory --path DIR [--objects N] [--value B]\n"
                   "  [--cache B] [--ops N] [--warmup N] [--get-ratio F] [--zipf S] [--access STYLE]\n"
-                  "  [--seed N] [--wbuf B] [--log-size B] [--read poll|direct|window]\n");
+                  "  [--seed N] [--wbuf B] [--log-size B] [--read poll|direct|window] [--think-us US]\n");
   exit(2);
 }
 
 static void parse(int argc, char **argv, struct opts *o) {
   *o = (struct opts){"cache", NULL, NULL, NULL, 65536, 1024, 16u << 20, 200000, 100000,
-                     4u << 20, 0, 0.9, 0.99, 1};
+                     4u << 20, 0, 0.9, 0.99, 0, 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) usage();
@@ -133,6 +136,7 @@ static void parse(int argc, char **argv, struct opts *o) {
     else if (!strcmp(a, "--read")) o->read = v;
     else if (!strcmp(a, "--get-ratio")) o->get_ratio = atof(v);
     else if (!strcmp(a, "--zipf")) o->zipf = atof(v);
+    else if (!strcmp(a, "--think-us")) o->think_us = atof(v);
     else if (!strcmp(a, "--seed")) o->seed = (unsigned)atoi(v);
     else if (!strcmp(a, "--objects")) sz = &o->objects;
     else if (!strcmp(a, "--value")) sz = &o->value;
@@ -231,7 +235,7 @@ int main(int argc, char **argv) {
   dev_stat_path(o.path, devp, sizeof devp);
   struct io p0 = {0}, d0 = {0};
   struct mpisw_kv_stats s0 = {0}, s1;
-  double m0 = 0, ops_s = 0;
+  double m0 = 0, ops_s = 0, think_s = 0;
   for (size_t k = 0; k < total; k++) {
     if (k == o.warmup) {
       mpisw_kv_stats(kv, &s0);
@@ -239,6 +243,12 @@ int main(int argc, char **argv) {
       p0 = proc_io();
       d0 = dev_io(devp);
       m0 = now();
+    }
+    if (o.think_us > 0) {   /* the application's own work between operations */
+      double t = now(), t1;
+      while ((t1 = now()) - t < o.think_us * 1e-6) {
+      }
+      if (k >= o.warmup) think_s += t1 - t;
     }
     double u = urand();
     size_t lo = 0, hi = n - 1;
@@ -275,7 +285,7 @@ int main(int argc, char **argv) {
       if (k >= o.warmup) lp[n_put++] = (b - a) * 1e6;
     }
   }
-  ops_s = now() - m0;
+  ops_s = now() - m0 - think_s;
   double s_a = now();
   if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) die("sync", rc);
   double sync_s = now() - s_a;
@@ -293,23 +303,29 @@ int main(int argc, char **argv) {
   long long drd = d1.rd >= 0 && d0.rd >= 0 ? d1.rd - d0.rd : -1;
   long long dwr = d1.wr >= 0 && d0.wr >= 0 ? d1.wr - d0.wr : -1;
   uint64_t gets = s1.gets - s0.gets, hits = s1.get_hits - s0.get_hits;
+  /* The naive table has no hits of its own (the page cache decides). */
+  char hit_p50[32] = "null", hit_rate[32] = "null";
+  if (strcmp(o.mode, "naive")) {
+    snprintf(hit_p50, sizeof hit_p50, "%.3f", pct(lh, n_hit, 0.5));
+    snprintf(hit_rate, sizeof hit_rate, "%.4f", gets ? (double)hits / (double)gets : 0.0);
+  }
   printf("{\"bench\": \"kv\", \"mode\": \"%s\", \"access\": %s%s%s, \"read\": \"%s\", "
          "\"objects\": %zu, \"value\": %zu, \"cache\": %zu, \"ops\": %zu, \"warmup\": %zu, "
-         "\"get_ratio\": %g, \"zipf\": %g, \"wbuf\": %zu, \"ranks\": 1, "
-         "\"get_p50_us\": %.3f, \"get_p99_us\": %.3f, \"get_hit_p50_us\": %.3f, \"put_p50_us\": %.3f, \"put_p99_us\": %.3f, "
+         "\"get_ratio\": %g, \"zipf\": %g, \"think_us\": %g, \"wbuf\": %zu, \"ranks\": 1, "
+         "\"get_p50_us\": %.3f, \"get_p99_us\": %.3f, \"get_hit_p50_us\": %s, \"put_p50_us\": %.3f, \"put_p99_us\": %.3f, "
          "\"ops_per_s\": %.1f, \"seconds\": %.4f, \"sync_seconds\": %.4f, \"load_seconds\": %.3f, "
          "\"read_bytes\": %lld, \"write_bytes\": %lld, \"read_MiB\": %.3f, \"write_MiB\": %.3f, "
          "\"dev_read_bytes\": %lld, "
          "\"dev_write_bytes\": %lld, \"read_bytes_per_op\": %.1f, \"write_bytes_per_op\": %.1f, "
-         "\"hit_rate\": %.4f, \"evictions\": %llu, \"compactions\": %llu, "
+         "\"hit_rate\": %s, \"evictions\": %llu, \"compactions\": %llu, "
          "\"log_read_bytes\": %llu, \"log_append_bytes\": %llu, \"errors\": %zu}\n",
          o.mode, o.access ? "\"" : "", o.access ? o.access : "null", o.access ? "\"" : "",
          strcmp(o.mode, "naive") ? (o.read ? o.read : "poll") : "window", n, o.value,
-         strcmp(o.mode, "naive") ? cache : 0, o.ops, o.warmup, o.get_ratio, o.zipf, o.wbuf,
-         pct(lg, n_get, 0.5), pct(lg, n_get, 0.99), pct(lh, n_hit, 0.5), pct(lp, n_put, 0.5), pct(lp, n_put, 0.99),
+         strcmp(o.mode, "naive") ? cache : 0, o.ops, o.warmup, o.get_ratio, o.zipf, o.think_us, o.wbuf,
+         pct(lg, n_get, 0.5), pct(lg, n_get, 0.99), hit_p50, pct(lp, n_put, 0.5), pct(lp, n_put, 0.99),
          (double)o.ops / secs, secs, sync_s, load_s, rd, wr, rd / 1048576.0, wr / 1048576.0, drd, dwr,
          rd >= 0 ? (double)rd / (double)o.ops : -1.0, wr >= 0 ? (double)wr / (double)o.ops : -1.0,
-         gets ? (double)hits / (double)gets : 0.0, (unsigned long long)(s1.evictions - s0.evictions),
+         hit_rate, (unsigned long long)(s1.evictions - s0.evictions),
          (unsigned long long)(s1.compactions - s0.compactions),
          (unsigned long long)(s1.log_read_bytes - s0.log_read_bytes),
          (unsigned long long)(s1.log_append_bytes - s0.log_append_bytes), errors);
