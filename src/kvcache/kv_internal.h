@@ -179,6 +179,7 @@ struct mpisw_kv {
   uint64_t rbuf_size;
   uint64_t n_dirty;
   int compacting;
+  int broken;              /* a compaction failed half way: only close works */
   uint8_t *sketch;         /* admission: access frequencies */
   uint64_t sk_mask, sk_adds, sk_period;
 

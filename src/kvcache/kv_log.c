@@ -355,14 +355,18 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   free(c.buf);
   if (!rc) rc = kv_win_sync(kv, e);   /* the new region is durable ... */
   if (rc) {
+    /* The superblock still names the old region, so the file is as before;
+     * but the index already points into the new one: stop using it. */
     kv->compacting = 0;
-    return -1;   /* the superblock still names the old region */
+    kv->broken = 1;
+    return -1;
   }
   int old = kv->active;
   kv->sb.active = (uint32_t)nr;
   kv->sb.start_seq = c.seq0;
   if (kv_super_write(kv, e)) {   /* ... before the superblock names it */
     kv->compacting = 0;
+    kv->broken = 1;
     return -1;
   }
   kv->active = nr;

@@ -184,7 +184,17 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
 }
 
 #define CHECK_KV(R)                                                  \
-  if (!kv) return usage(R, "the store handle is NULL");
+  if (!kv) return usage(R, "the store handle is NULL");             \
+  if (kv->broken) return broken(R);
+
+/* After a failed compaction the file still holds the state before it (the
+ * superblock was not switched), but the index does not match it. */
+static int broken(const char *routine) {
+  struct mpisw_error e;
+  mpisw_fail(&e, MPISW_K_IO, "a compaction failed; the store takes no more calls: close and "
+             "reopen it (the file holds its state before the compaction)");
+  return code(routine, &e);
+}
 
 MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const void *value,
                               size_t vlen) {
@@ -234,7 +244,7 @@ MPISW_EXPORT int mpisw_kv_close(mpisw_kv **pkv) {
   if (!pkv || !*pkv) return usage("mpisw_kv_close", "the store handle is NULL");
   mpisw_kv *kv = *pkv;
   *pkv = NULL;
-  int out = mpisw_kv_sync(kv);
+  int out = kv->broken ? broken("mpisw_kv_close") : mpisw_kv_sync(kv);
   if (kv->mem_win != MPI_WIN_NULL) {
     int rc = mpisw_win_free(&kv->mem_win);
     if (out == MPI_SUCCESS) out = rc;
