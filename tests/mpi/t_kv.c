@@ -241,7 +241,20 @@ static void case_torn(void) {
   CHECK_MPI(mpisw_kv_open(tl_path("torn-%%r.kv"), info, MPI_COMM_WORLD, &kv));
   expect_pattern(kv, 2000, 3000, 2000);
   expect_pattern(kv, 99, 500, 99);
-  /* Garbage where the log goes on is dropped too. */
+  uint64_t end = stats(kv).log_used;
+  CHECK_MPI(mpisw_kv_close(&kv));
+  /* Garbage where the log goes on (a torn batch of junk) is dropped too,
+   * and what is appended over it later is found after the next reopen. */
+  tl_write_pattern_file(path, (off_t)(4096 + end), 6000, 42, 0600);
+  CHECK_MPI(mpisw_kv_open(tl_path("torn-%%r.kv"), info, MPI_COMM_WORLD, &kv));
+  expect_pattern(kv, 2000, 3000, 2000);
+  CHECK(stats(kv).objects == 101, "objects %llu after junk", (unsigned long long)stats(kv).objects);
+  put_pattern(kv, 3000, 100, 3000);
+  CHECK_MPI(mpisw_kv_close(&kv));
+  CHECK_MPI(mpisw_kv_open(tl_path("torn-%%r.kv"), info, MPI_COMM_WORLD, &kv));
+  expect_pattern(kv, 3000, 100, 3000);
+  expect_pattern(kv, 0, 500, 0);
+  CHECK(stats(kv).objects == 102, "objects %llu", (unsigned long long)stats(kv).objects);
   CHECK_MPI(mpisw_kv_close(&kv));
   MPI_Info_free(&info);
 }
