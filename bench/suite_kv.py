@@ -118,7 +118,9 @@ def plot(suite, summary, runs, out, title_tail, R, plt):
     rows = [s for s in summary if s["bench"] == "kv" and s["fields"].get("objects") == OBJECTS]
     if suite != "kv" or not rows:
         return {}
-    order = {m: i for i, (m, _, _, _) in enumerate(MODES)}
+    order = {}
+    for i, (m, _, _, _) in enumerate(MODES):
+        order.setdefault(m, i)
     rows.sort(key=lambda s: (s["fields"].get("think_us") or 0,
                              order.get(s["fields"].get("mode"), 9)))
     short = {"cache": "cache\n(16 MiB window + log)", "naive": "naive table\n(storage window)",
