@@ -2,8 +2,8 @@
  * mpisw_kv: a key-value store on MPI windows (part of libmpisw).
  *
  * Each process owns an independent store. The default backend, "cache",
- * keeps recently used objects in a memory window (object granularity, CLOCK
- * eviction with a small use counter) and everything else in an append-only
+ * keeps recently used objects in a memory window (object granularity;
+ * sampled-LFU eviction with TinyLFU admission) and everything else in an append-only
  * log inside a storage window (alloc_type=storage): records with header and
  * CRC32C, appended in large aligned batches, never updated in place; deletes
  * are tombstones; compaction copies the live records to the file's other

@@ -83,9 +83,8 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
     return mpisw_fail(e, MPISW_K_IO, "%s: the record at offset %llu holds another key",
                       kv->path, (unsigned long long)en->log_off);
   memcpy(buf, (const char *)(r + 1) + klen, en->vlen);
-  /* Into the memory window (unless what it would displace is more popular),
-   * with a use count of zero: it is the first to go unless it is read again
-   * before the clock hand comes by. */
+  /* Into the memory window, unless what it would displace is asked for at
+   * least as often. */
   if (kv_slab_class(&kv->slab, en->vlen) >= 0) {
     uint32_t ch;
     int rc = kv_slab_alloc(kv, en->vlen, id, &ch, e, 1);

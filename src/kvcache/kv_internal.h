@@ -1,7 +1,7 @@
 /* The key-value store behind mpisw_kv.h: shared state of its files.
  *   kv_util.c   hash, CRC32C, option parsing
  *   kv_index.c  in-memory index: key -> entry (log place, cache chunk)
- *   kv_slab.c   the memory window as object chunks, CLOCK eviction
+ *   kv_slab.c   the memory window as object chunks, sampled LFU eviction
  *   kv_log.c    the log in the storage window: records, appends, scan
  *   kv_cache.c  the cache backend's get/put/delete/compact/sync
  *   kv_naive.c  the naive backend: fixed slots in a storage window
@@ -63,7 +63,7 @@ struct kv_entry {          /* one cache line */
   uint32_t rec_len;        /* its length */
   uint32_t chunk;          /* its chunk in the memory window (page * 1024 + index), or KV_NOCHUNK */
   uint8_t dirty;           /* the chunk is newer than the log */
-  uint8_t freq;            /* CLOCK use counter */
+  uint8_t freq;            /* use counter (0..3), ties of the eviction */
   uint8_t moved;           /* compaction: already copied */
   uint8_t used;
   uint32_t pad[3];
@@ -106,7 +106,6 @@ struct kv_class {
   uint32_t n_pages;
   uint32_t *free;          /* free chunk handles */
   uint32_t n_free, cap_free;
-  uint32_t hand_page, hand_idx;
 };
 
 struct kv_slab {
@@ -182,6 +181,7 @@ struct mpisw_kv {
   int broken;              /* a compaction failed half way: only close works */
   uint8_t *sketch;         /* admission: access frequencies */
   uint64_t sk_mask, sk_adds, sk_period;
+  uint64_t rnd;            /* sampled eviction */
 
   struct mpisw_kv_stats st;
 };

@@ -1,9 +1,11 @@
 /* The memory window as chunks for objects. 64 KiB pages are given to size
  * classes (64 B ... 64 KiB, four per power of two, so at most 25% is
- * lost to rounding); each class recycles its chunks by CLOCK: the hand
- * passes over the chunks, lowering each object's use counter, and evicts
- * the first object whose counter is zero. Objects that are read often keep
- * their place; an object read once goes first. */
+ * lost to rounding); a full class evicts by sampled LFU: of 8 chunks picked
+ * at random, the object asked for least often goes (a count-min sketch
+ * counts requests per key; a small use counter breaks ties), and only for
+ * an object asked for more often than it (TinyLFU admission). Objects that
+ * are read often keep their place; a scan of keys read once leaves the
+ * window alone. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +103,6 @@ static int steal_page(struct mpisw_kv *kv, int ci, struct mpisw_error *e) {
         c->pages[i] = c->pages[--c->n_pages];
         break;
       }
-    c->hand_page = c->hand_idx = 0;
     return give_page(s, p, ci) ? mpisw_fail(e, MPISW_K_NOMEM, "no memory for the cache's lists") : 0;
   }
   return mpisw_fail(e, MPISW_K_NOMEM, "the memory window (%s %llu bytes) has no page left for "
@@ -162,27 +163,27 @@ int kv_slab_alloc(struct mpisw_kv *kv, size_t len, uint32_t id, uint32_t *out,
     } else if (!c->n_pages) {
       if (steal_page(kv, ci, e)) return -1;
     } else {
-      /* CLOCK over this class's chunks. */
-      uint32_t per = KV_SLAB_PAGE / c->size;
-      uint64_t limit = (uint64_t)c->n_pages * per * (KV_FREQ_MAX + 2);
-      while (!c->n_free && limit--) {
-        if (c->hand_idx >= per) {
-          c->hand_idx = 0;
-          if (++c->hand_page >= c->n_pages) c->hand_page = 0;
-        }
-        uint32_t h = c->pages[c->hand_page] * PER_PAGE + c->hand_idx++;
+      /* Sampled LFU: of 8 chunks picked at random, the object asked for
+       * least often (sketch count, then use counter) goes, unless the new
+       * object is asked for no more often than it (admission). */
+      uint32_t per = KV_SLAB_PAGE / c->size, best = 0;
+      unsigned best_score = ~0u;
+      for (int t = 0; (t < 8 || !best) && t < 8 * 64; t++) {
+        kv->rnd = kv->rnd * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = kv->rnd >> 16;
+        uint32_t h = c->pages[r % c->n_pages] * PER_PAGE + (uint32_t)((r >> 20) % per);
         uint32_t o = s->owner[h];
         if (!o) continue;
         struct kv_entry *en = &kv->idx.e[o - 1];
-        if (en->freq) {
-          en->freq--;
-          continue;
+        unsigned score = sketch_get(kv, en->hash) * 8 + en->freq;
+        if (score < best_score) {
+          best_score = score;
+          best = o;
         }
-        if (admit && kv->sketch &&
-            sketch_get(kv, kv->idx.e[id].hash) <= sketch_get(kv, en->hash))
-          return 1;   /* the victim is asked for at least as often: keep it */
-        if (kv_cache_evict(kv, o - 1, e)) return -1;
       }
+      if (!best) return mpisw_fail(e, MPISW_K_IO, "cache: no chunk could be evicted");
+      if (admit && sketch_get(kv, kv->idx.e[id].hash) * 8 <= best_score) return 1;
+      if (kv_cache_evict(kv, best - 1, e)) return -1;
       if (!c->n_free) return mpisw_fail(e, MPISW_K_IO, "cache: no chunk could be evicted");
     }
   }
