@@ -1,0 +1,199 @@
+"""Suite kv: the mpisw_kv store (bench/kv_bench.c), object cache vs naive
+table vs all in memory.
+
+1 KiB values, 65,536 objects (a working set four times the 16 MiB memory
+window of the cache), 90% gets, keys drawn from a Zipf(0.99) distribution.
+The cache and naive runs go into a 44 MiB memory cgroup, so the naive table
+(144 MiB of slots) cannot sit in the page cache; all-in-memory runs without
+one. The naive table's window has access_style=random: with the kernel's
+default read-around (read_ahead_kb is 8 MiB on the development machine) the
+naive run thrashes the cgroup and does not finish in 300 s, even for a few
+thousand operations.
+"""
+
+KiB, MiB = 1 << 10, 1 << 20
+
+SUITES = {"kv": "key-value store: object cache (memory window + log) vs naive table in a "
+                "storage window vs all in memory; 1 KiB objects, working set 4x the cache, "
+                "90% gets, Zipf 0.99, in a 44 MiB memory cgroup"}
+PROGRAMS = {"kv": "kv_bench"}
+KEY_FIELDS = {"kv": ["mode", "access", "read", "objects", "value", "cache", "ops", "warmup",
+                     "get_ratio", "zipf", "think_us", "wbuf", "memlimit"]}
+METRICS = {"kv": ["get_p50_us", "get_p99_us", "get_hit_p50_us", "put_p50_us", "put_p99_us", "ops_per_s",
+                  "read_bytes_per_op", "write_bytes_per_op", "read_MiB", "write_MiB",
+                  "dev_read_MiB", "dev_write_MiB", "hit_rate", "cgroup_peak_MiB"]}
+PATH_ARG = {"kv"}
+
+OBJECTS, VALUE, CACHE, OPS, WARMUP, WBUF = 65536, 1024, 16 * MiB, 200000, 100000, 1 * MiB
+MEMLIMIT = 44 * MiB
+THINK = 5   # µs of the application's own work before each operation (paced runs)
+MODES = [  # mode, access hint, memory cgroup, think µs
+    ("cache", None, MEMLIMIT, 0),
+    ("naive", "random", MEMLIMIT, 0),
+    ("memory", None, None, 0),
+    # Paced: a program that does some work between requests. Back to back,
+    # the all-in-memory gets find the CPU caches warm; with gaps (even a
+    # busy wait of a few µs) they do not, as the cache's hits after a miss.
+    ("cache", None, MEMLIMIT, THINK),
+    ("memory", None, None, THINK),
+]
+MODE_TEXT = {"cache": "cache (16 MiB window + log)", "naive": "naive table (storage window)",
+             "memory": "all in memory"}
+
+
+def _args(mode, access, objects, cache, ops, warmup, extra=(), think=0):
+    a = ["--mode", mode, "--objects", str(objects), "--value", str(VALUE), "--cache", str(cache),
+         "--ops", str(ops), "--warmup", str(warmup), "--wbuf", str(WBUF),
+         "--think-us", str(think)] + list(extra)
+    if access:
+        a += ["--access", access]
+    return a
+
+
+def steps(suite, a, R):
+    if suite == "smoke":
+        # One tiny run: the program and the store work end to end.
+        return [R.Step("kv", "kv cache 2048 x 1 KiB objects, 512 KiB cache (tiny)",
+                       _args("cache", None, 2048, 512 * KiB, 4000, 1000,
+                             ["--log-size", str(16 * MiB)]),
+                       ranks=1, timeout=120)]
+    if suite != "kv":
+        return []
+    out = []
+    for mode, access, memlimit, think in MODES:
+        label = (f"kv {MODE_TEXT[mode]} {OBJECTS} x {R.human_bytes(VALUE)}, "
+                 f"{OPS} ops" + (f", access={access}" if access else "")
+                 + (f", {think} µs think time" if think else "")
+                 + (f", in {R.human_bytes(memlimit)} cgroup" if memlimit else ""))
+        out.append(R.Step("kv", label, _args(mode, access, OBJECTS, CACHE, OPS, WARMUP,
+                                             think=think),
+                          ranks=1, timeout=600, memlimit=memlimit,
+                          extra={"memlimit": memlimit}))
+    return out
+
+
+def _per_rep(runs, R, metric, mode, think=0):
+    return R.by_rep(runs, metric, bench="kv", mode=mode, objects=OBJECTS, ops=OPS, think_us=think)
+
+
+def ratios(runs, R):
+    out = []
+    cache_w = _per_rep(runs, R, "write_bytes_per_op", "cache")
+    naive_w = _per_rep(runs, R, "write_bytes_per_op", "naive")
+    cache_r = _per_rep(runs, R, "read_bytes_per_op", "cache")
+    naive_r = _per_rep(runs, R, "read_bytes_per_op", "naive")
+    cache_g = _per_rep(runs, R, "get_p50_us", "cache")
+    mem_g = _per_rep(runs, R, "get_p50_us", "memory")
+    what = (f"{OBJECTS} x 1 KiB, 16 MiB cache, {OPS} ops, 90% gets, Zipf 0.99, "
+            f"{R.human_bytes(MEMLIMIT)} cgroup")
+    s = R.ratio_stats(cache_w, naive_w)
+    if s:
+        out.append({"name": "kv: cache / naive bytes written (target <= 0.20)", "which": what,
+                    "detail": "kv_bench write_bytes (/proc/self/io) per op, measured phase and "
+                              "final sync: cache / naive (access_style=random)", **s})
+    s = R.ratio_stats(cache_r, naive_r)
+    if s:
+        out.append({"name": "kv: cache / naive bytes read (target <= 0.05)", "which": what,
+                    "detail": "kv_bench read_bytes (/proc/self/io) per op: cache / naive "
+                              "(access_style=random)", **s})
+    s = R.ratio_stats(cache_g, mem_g)
+    if s:
+        out.append({"name": "kv: cache / all-in-memory get p50, back to back (target <= 2)",
+                    "which": what,
+                    "detail": "kv_bench get_p50_us: cache (in the cgroup) / all in memory "
+                              "(window holding every object, no cgroup), operations back to back",
+                    **s})
+    s = R.ratio_stats(_per_rep(runs, R, "get_p50_us", "cache", THINK),
+                      _per_rep(runs, R, "get_p50_us", "memory", THINK))
+    if s:
+        out.append({"name": f"kv: cache / all-in-memory get p50, {THINK} µs think time "
+                            "(target <= 2)", "which": what,
+                    "detail": f"kv_bench --think-us {THINK} get_p50_us: cache (in the cgroup) / "
+                              "all in memory; the same busy wait before every operation", **s})
+    return out
+
+
+def plot(suite, summary, runs, out, title_tail, R, plt):
+    import os
+    rows = [s for s in summary if s["bench"] == "kv" and s["fields"].get("objects") == OBJECTS]
+    if suite != "kv" or not rows:
+        return {}
+    order = {}
+    for i, (m, _, _, _) in enumerate(MODES):
+        order.setdefault(m, i)
+    rows.sort(key=lambda s: (s["fields"].get("think_us") or 0,
+                             order.get(s["fields"].get("mode"), 9)))
+    short = {"cache": "cache\n(16 MiB window + log)", "naive": "naive table\n(storage window)",
+             "memory": "all in memory"}
+    names = [short.get(s["fields"].get("mode"), s["fields"].get("mode"))
+             + (f"\n{s['fields']['think_us']:g} µs think" if s["fields"].get("think_us") else "")
+             for s in rows]
+    panels = [
+        ("latency, µs (log)", [("get_p50_us", "get p50"), ("get_p99_us", "get p99"),
+                                ("put_p50_us", "put p50"), ("put_p99_us", "put p99")], True),
+        ("device bytes per operation", [("read_bytes_per_op", "read"),
+                                        ("write_bytes_per_op", "written")], False),
+        ("operations per second", [("ops_per_s", "throughput")], True),
+    ]
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5))
+    for ax, (ylabel, metrics, logy) in zip(axes, panels):
+        width = 0.8 / len(metrics)
+        for j, (m, mlabel) in enumerate(metrics):
+            xs, ys, lo, hi = [], [], [], []
+            for x, s in enumerate(rows):
+                st = s["metrics"].get(m)
+                if st:
+                    xs.append(x - 0.4 + width * (j + 0.5))
+                    ys.append(max(st["median"], 1e-3))
+                    lo.append(st["median"] - st["min"])
+                    hi.append(st["max"] - st["median"])
+            ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=mlabel)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, fontsize=6.5)
+        if logy:
+            ax.set_yscale("log")
+        ax.set_ylabel(ylabel)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"mpisw_kv: {OBJECTS} x 1 KiB objects, 16 MiB cache, 90% gets, Zipf 0.99, "
+                 f"{R.human_bytes(MEMLIMIT)} memory cgroup (not for all in memory) "
+                 f"({title_tail}; median, bars min–max)", fontsize=9)
+    fig.tight_layout()
+    name = f"{suite}-kv.png"
+    fig.savefig(os.path.join(out, name), dpi=110)
+    plt.close(fig)
+    return {"kv": name}
+
+
+def readme(doc, R):
+    rows = [x for x in doc.get("summary", []) if x["bench"] == "kv"]
+    if not rows:
+        return []
+    s = ["### Key-value store (kv_bench)", ""]
+    table = []
+    for x in rows:
+        f, m = x["fields"], x["metrics"]
+        table.append([MODE_TEXT.get(f.get("mode"), f.get("mode")), f.get("access") or "–",
+                      f"{f.get('think_us') or 0:g}",
+                      f"{f.get('objects')} x {R.human_bytes(f.get('value', 0))}",
+                      R.human_bytes(f["memlimit"]) if f.get("memlimit") else "none",
+                      R.fmt_stat(m.get("get_p50_us")), R.fmt_stat(m.get("get_p99_us")),
+                      R.fmt_stat(m.get("get_hit_p50_us")),
+                      R.fmt_stat(m.get("put_p50_us")), R.fmt_stat(m.get("put_p99_us")),
+                      R.fmt_stat(m.get("ops_per_s")), R.fmt_stat(m.get("read_bytes_per_op")),
+                      R.fmt_stat(m.get("write_bytes_per_op")), R.fmt_stat(m.get("hit_rate")),
+                      R.fmt_stat(m.get("cgroup_peak_MiB"))])
+    s.append(R.md_table(["store", "access", "think µs", "objects", "cgroup", "get p50 µs",
+                         "get p99 µs",
+                         "hit p50 µs",
+                         "put p50 µs", "put p99 µs", "ops/s", "read B/op", "written B/op",
+                         "hit rate", "cgroup peak MiB"], table))
+    s.append("")
+    s.append("Bytes per operation: what the process made the storage read and write "
+             "(`/proc/self/io` read_bytes/write_bytes) over the measured operations and the "
+             "final `mpisw_kv_sync`, divided by the operations. Hit rate: gets served from "
+             "the memory window; hit p50: the median of those gets alone. Think µs: a busy "
+             "wait before every operation (the program's own work; not timed): back to back, "
+             "all-in-memory gets find the CPU caches warm, with gaps they do not.")
+    s.append("")
+    return s

@@ -1,0 +1,145 @@
+/*
+ * mpisw_kv: a key-value store on MPI windows (part of libmpisw).
+ *
+ * Each process owns an independent store. The default backend, "cache",
+ * keeps recently used objects in a memory window (object granularity;
+ * sampled-LFU eviction with TinyLFU admission) and everything else in an append-only
+ * log inside a storage window (alloc_type=storage): records with header and
+ * CRC32C, appended in large aligned batches, never updated in place; deletes
+ * are tombstones; compaction copies the live records to the file's other
+ * log region. The "naive" backend lays a fixed-slot hash table directly in a
+ * storage window and lets the page cache decide what stays in memory.
+ *
+ * Durability: as with storage windows, data is on storage after
+ * mpisw_kv_sync() or mpisw_kv_close(). Between those points, a put lives in
+ * memory (the cache backend writes changed objects back when they are
+ * evicted, compacted or synced). A reopen after a clean close finds every
+ * object; after a crash it finds what was synced, and a torn tail of the log
+ * is detected (CRC, sequence numbers) and dropped.
+ *
+ * Return values: MPI_SUCCESS, MPISW_KV_NOTFOUND (a negative constant, not
+ * an error: the key is absent), or an MPI error code whose class is one of
+ * mpisw_error_class()'s and whose MPI_Error_string reads
+ * "mpisw: mpisw_kv_<call>: <what went wrong>". Like MPI-IO files, the store
+ * returns errors to the caller and calls no error handler.
+ *
+ *   MPISW_ERR_HINT    an option has a bad value (names the option)
+ *   MPISW_ERR_NOFILE  the log's directory does not exist
+ *   MPISW_ERR_ACCESS  permission denied, read-only file system, symlink
+ *   MPISW_ERR_NOSPACE the log is full of live data (compaction cannot help)
+ *                     or the file system is full
+ *   MPISW_ERR_IO      a read or write of the log failed; the file is not a
+ *                     store of this version
+ *   MPISW_ERR_NOMEM   no memory for the index or buffers
+ *   MPISW_ERR_USAGE   a key or value too large, a key of length 0, a buffer
+ *                     too small for the value (*vlen then says how large),
+ *                     a NULL handle, a shared path without %r on > 1 ranks
+ *
+ * Not thread safe: one thread at a time per store.
+ */
+#ifndef MPISW_KV_H
+#define MPISW_KV_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A get or delete of a key that is not in the store. Not an MPI error. */
+#define MPISW_KV_NOTFOUND (-1)
+
+/* Largest key, bytes. The largest value is the option kv_max_value. */
+#define MPISW_KV_MAX_KEY 1024
+
+/* Options (MPI_Info keys of mpisw_kv_open; sizes take K, M, G suffixes):
+ *
+ *   kv_backend       cache | naive                              (cache)
+ *   kv_cache_size    bytes of the memory window holding objects (16M)
+ *   kv_log_size      bytes of one log region; the file holds two,
+ *                    plus 4 KiB of header                       (256M)
+ *   kv_write_buffer  bytes gathered before one append           (4M)
+ *   kv_max_value     largest value, bytes; at most
+ *                    kv_write_buffer - 1056 (one record)        (1M, or
+ *                                       what a smaller buffer holds)
+ *   kv_read          poll | direct | window: how a cache miss reads
+ *                    its record: exactly the record's 512-byte
+ *                    sectors with O_DIRECT, the process polling for
+ *                    the completion (poll: it keeps its core and its
+ *                    CPU caches warm; after 20 ms it sleeps) or
+ *                    sleeping in pread (direct); or loads from the
+ *                    storage window (window: page faults, whole
+ *                    pages)                                     (poll)
+ *   kv_slots         naive: slots in the table                  (131072)
+ *   kv_slot_size     naive: bytes per slot (header, key, value) (1152)
+ *   access_style     passed to the storage window (e.g. random)  (none)
+ *
+ * An existing file keeps its own geometry (log or slot sizes); the options
+ * then only fill in what the file does not say. Unknown keys are ignored. */
+#define MPISW_KV_BACKEND "kv_backend"
+#define MPISW_KV_CACHE_SIZE "kv_cache_size"
+#define MPISW_KV_LOG_SIZE "kv_log_size"
+#define MPISW_KV_WRITE_BUFFER "kv_write_buffer"
+#define MPISW_KV_MAX_VALUE "kv_max_value"
+#define MPISW_KV_READ "kv_read"
+#define MPISW_KV_SLOTS "kv_slots"
+#define MPISW_KV_SLOT_SIZE "kv_slot_size"
+
+typedef struct mpisw_kv mpisw_kv;
+
+/* Opens (creating when absent) the store in the file path, one store per
+ * process. Collective over comm: every process of comm calls it, each gets
+ * its own store; "%r" in path becomes the rank in comm (required when comm
+ * has more than one process). When any process fails, all return an error
+ * and none keeps a store. Use MPI_COMM_SELF for a purely local open. */
+int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, mpisw_kv **kv);
+
+/* Stores value under key (replacing any older value). Key 1..MPISW_KV_MAX_KEY
+ * bytes, value 0..kv_max_value bytes (naive: what fits a slot). */
+int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const void *value, size_t vlen);
+
+/* Copies the value of key into buf (cap bytes) and sets *vlen to its length.
+ * buf NULL with cap 0 asks only for the length. A value longer than cap is
+ * MPISW_ERR_USAGE, with *vlen set. MPISW_KV_NOTFOUND when absent. */
+int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
+                 size_t *vlen);
+
+/* Removes key. MPISW_KV_NOTFOUND when absent. */
+int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen);
+
+/* Cache backend: copies the live records to the other log region and frees
+ * the old one (a put on a full log does this by itself). Naive: nothing. */
+int mpisw_kv_compact(mpisw_kv *kv);
+
+/* Makes every completed put and delete durable (MPI_Win_sync of the log). */
+int mpisw_kv_sync(mpisw_kv *kv);
+
+/* Syncs, frees the windows and the store; *kv becomes NULL. Collective over
+ * the communicator of the open. */
+int mpisw_kv_close(mpisw_kv **kv);
+
+/* What a store did since it was opened. */
+struct mpisw_kv_stats {
+  uint64_t objects;         /* live keys */
+  uint64_t gets, get_hits;  /* get calls; of them served from the memory window */
+  uint64_t puts, deletes;
+  uint64_t evictions;       /* objects pushed out of the memory window */
+  uint64_t log_reads;       /* records read from storage */
+  uint64_t log_read_bytes;  /* bytes read from storage for them */
+  uint64_t log_appends;     /* batches appended */
+  uint64_t log_append_bytes;/* bytes appended (records and padding) */
+  uint64_t log_used;        /* bytes of the active region in use */
+  uint64_t log_dead;        /* of them, superseded or deleted records */
+  uint64_t log_capacity;    /* bytes of one region */
+  uint64_t compactions;
+  uint64_t cache_bytes;     /* bytes of objects in the memory window */
+  uint64_t cache_capacity;
+};
+int mpisw_kv_stats(mpisw_kv *kv, struct mpisw_kv_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MPISW_KV_H */

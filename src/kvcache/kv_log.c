@@ -1,0 +1,382 @@
+/* The log in the storage window. The file: a 4 KiB superblock, then two
+ * regions of log_size bytes; one is active. Records (header, key, value,
+ * 8-byte aligned) are gathered in the write buffer and appended as one
+ * block-aligned batch; nothing is ever rewritten in place. Sequence numbers
+ * run on without gaps, so a scan knows where the valid log ends even when a
+ * batch was torn, and stale bytes of an earlier use of a region never pass
+ * for records. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvcache/kv_internal.h"
+
+static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) & ~(a - 1); }
+
+/* ---- superblock ---- */
+
+static uint32_t super_crc(const struct kv_super *sb) {
+  struct kv_super t = *sb;
+  t.crc = 0;
+  return kv_crc32c(0, &t, sizeof t);
+}
+
+int kv_super_read(const char *base, struct kv_super *sb) {
+  int found = 0;
+  for (int i = 0; i < 2; i++) {
+    struct kv_super t;
+    memcpy(&t, base + i * 512, sizeof t);
+    if (t.magic != KV_MAGIC || t.version != 1 || t.crc != super_crc(&t)) continue;
+    if (!found || t.gen > sb->gen) *sb = t;
+    found = 1;
+  }
+  return found ? 0 : -1;
+}
+
+int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e) {
+  kv->sb.gen++;
+  kv->sb.magic = KV_MAGIC;
+  kv->sb.version = 1;
+  kv->sb.crc = super_crc(&kv->sb);
+  memcpy(kv->file_base + (kv->sb.gen % 2) * 512, &kv->sb, sizeof kv->sb);
+  return kv_win_sync(kv, e);
+}
+
+/* ---- records ---- */
+
+static uint32_t rec_crc(const struct kv_rec *r) {
+  struct kv_rec h = *r;
+  h.crc = 0;
+  uint32_t c = kv_crc32c(0, &h, sizeof h);
+  return kv_crc32c(c, r + 1, (size_t)r->klen + r->vlen);
+}
+
+/* Record at off of a region of size bytes is whole and is number seq. */
+static int rec_valid(const char *region, uint64_t size, uint64_t off, uint64_t seq) {
+  if (off + sizeof(struct kv_rec) > size) return 0;
+  const struct kv_rec *r = (const struct kv_rec *)(region + off);
+  uint32_t kind = r->magic_kind & 0xffff;
+  if ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC || (kind != KV_REC_PUT && kind != KV_REC_DEL))
+    return 0;
+  if (r->seq != seq || r->klen == 0 || r->klen > MPISW_KV_MAX_KEY || r->vlen > size) return 0;
+  if (off + kv_rec_len(r->klen, r->vlen) > size) return 0;
+  return r->crc == rec_crc(r);
+}
+
+uint64_t kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq,
+                     kv_rec_fn fn, void *arg, uint64_t *next_seq) {
+  uint64_t off = 0, end = 0;
+  for (;;) {
+    if (!rec_valid(region, size, off, seq)) {
+      /* A batch ends with zero padding up to the next block: the log goes on
+       * there if the next record is found. */
+      uint64_t next = (off & ~(uint64_t)(KV_BLOCK - 1)) + KV_BLOCK;
+      if (off % KV_BLOCK == 0 || !rec_valid(region, size, next, seq)) break;
+      off = next;
+    }
+    const struct kv_rec *r = (const struct kv_rec *)(region + off);
+    if (fn && fn(kv, r, off, arg)) break;
+    off += kv_rec_len(r->klen, r->vlen);
+    end = off;
+    seq++;
+  }
+  *next_seq = seq;
+  return end;
+}
+
+/* Zeroes region r beyond from (keeps the space reserved): appends then
+ * never read the old blocks, and stale records cannot mislead a scan. */
+static void zero_range(struct mpisw_kv *kv, int r, uint64_t from) {
+  uint64_t off = KV_BLOCK + (uint64_t)r * kv->sb.log_size + from;
+  uint64_t len = kv->sb.log_size - from;
+  if (len && kv->fd_rw >= 0)
+    (void)fallocate(kv->fd_rw, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+}
+
+int kv_log_zero_region(struct mpisw_kv *kv, int r) {
+  zero_range(kv, r, 0);
+  return 0;
+}
+
+/* ---- recovery ---- */
+
+static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off, void *arg) {
+  struct mpisw_error *e = arg;
+  const char *key = (const char *)(r + 1);
+  uint64_t h = kv_hash(key, r->klen);
+  uint32_t id = kv_index_find(&kv->idx, h, key, r->klen);
+  uint64_t len = kv_rec_len(r->klen, r->vlen);
+  if ((r->magic_kind & 0xffff) == KV_REC_DEL) {
+    kv->dead += len;
+    if (id != UINT32_MAX) {
+      kv_cache_mark_dead(kv, &kv->idx.e[id]);
+      kv_index_remove(&kv->idx, id);
+    }
+    return 0;
+  }
+  if (id == UINT32_MAX) {
+    id = kv_index_add(&kv->idx, h, key, r->klen);
+    if (id == UINT32_MAX) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the index");
+  } else {
+    kv_cache_mark_dead(kv, &kv->idx.e[id]);
+  }
+  struct kv_entry *en = &kv->idx.e[id];
+  en->log_off = off;
+  en->rec_len = (uint32_t)len;
+  en->vlen = r->vlen;
+  return 0;
+}
+
+int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
+  e->kind = -1;
+  uint64_t end = kv_log_walk(kv, kv->region, kv->sb.log_size, kv->sb.start_seq, recover_rec, e,
+                             &kv->seq);
+  if (e->kind >= 0) return -1;
+  kv->tail = align_up(end, KV_BLOCK);
+  zero_range(kv, kv->active, kv->tail);
+  return 0;
+}
+
+/* ---- appends ---- */
+
+/* Appends buf (padded to a block) at *tail of the region that starts at
+ * region in the window. With O_DIRECT the batch goes from the buffer to the
+ * device in one write and leaves no page cache behind; where the file
+ * system has no O_DIRECT it is copied into the window. */
+static int flush_to(struct mpisw_kv *kv, char *region, uint64_t *tail, char *buf, uint64_t *len,
+                    struct mpisw_error *e) {
+  uint64_t n = align_up(*len, KV_BLOCK);
+  memset(buf + *len, 0, n - *len);
+  if (kv->fd_dw >= 0) {
+    uint64_t at = (uint64_t)(region - kv->file_base) + *tail, done = 0;
+    while (done < n) {
+      ssize_t w = pwrite(kv->fd_dw, buf + done, n - done, (off_t)(at + done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0)
+        return mpisw_fail(e, w < 0 ? mpisw_errno_kind(errno) : MPISW_K_IO,
+                          "%s: append of %llu bytes at %llu failed: %s", kv->path,
+                          (unsigned long long)n, (unsigned long long)at,
+                          w < 0 ? strerror(errno) : "nothing written");
+      done += (uint64_t)w;
+    }
+  } else {
+    memcpy(region + *tail, buf, n);
+  }
+  *tail += n;
+  kv->st.log_appends++;
+  kv->st.log_append_bytes += n;
+  *len = 0;
+  return 0;
+}
+
+int kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e) {
+  if (!kv->wlen) return 0;
+  if (kv->tail + align_up(kv->wlen, KV_BLOCK) > kv->sb.log_size) {
+    if (kv->compacting)
+      return mpisw_fail(e, MPISW_K_NOSPACE, "the log region is full");
+    if (kv_log_compact(kv, e)) return -1;   /* takes the buffer's records along */
+    return 0;
+  }
+  return flush_to(kv, kv->region, &kv->tail, kv->wbuf, &kv->wlen, e);
+}
+
+static void put_rec(char *at, int kind, uint64_t seq, const void *key, size_t klen,
+                    const void *value, size_t vlen) {
+  struct kv_rec r = {KV_REC_MAGIC | (uint32_t)kind, 0, seq, (uint32_t)klen, (uint32_t)vlen};
+  memcpy(at, &r, sizeof r);
+  memcpy(at + sizeof r, key, klen);
+  if (vlen) memcpy(at + sizeof r + klen, value, vlen);
+  uint64_t len = kv_rec_len(klen, vlen);
+  memset(at + sizeof r + klen + vlen, 0, len - sizeof r - klen - vlen);
+  ((struct kv_rec *)at)->crc = rec_crc((struct kv_rec *)at);
+}
+
+int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
+                  const void *value, size_t vlen, uint64_t *off, struct mpisw_error *e) {
+  uint64_t len = kv_rec_len(klen, vlen);
+  if (kv->wlen + len > kv->o.write_buffer && kv_log_flush(kv, e)) return -1;
+  if (kv->tail + align_up(kv->wlen + len, KV_BLOCK) > kv->sb.log_size) {
+    /* Even after compaction the region cannot take this record. */
+    if (kv->wlen && kv_log_flush(kv, e)) return -1;
+    if (kv->tail + align_up(len, KV_BLOCK) > kv->sb.log_size && !kv->compacting &&
+        kv->dead && kv_log_compact(kv, e))
+      return -1;
+    if (kv->tail + align_up(kv->wlen + len, KV_BLOCK) > kv->sb.log_size)
+      return mpisw_fail(e, MPISW_K_NOSPACE, "the log is full: %llu bytes of live objects in a "
+                        "region of %llu bytes (%s)", (unsigned long long)(kv->tail - kv->dead),
+                        (unsigned long long)kv->sb.log_size, MPISW_KV_LOG_SIZE);
+  }
+  *off = kv->tail + kv->wlen;
+  put_rec(kv->wbuf + kv->wlen, kind, kv->seq++, key, klen, value, vlen);
+  kv->wlen += len;
+  return 0;
+}
+
+/* ---- reads ---- */
+
+int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **out,
+                struct mpisw_error *e) {
+  const char *p;
+  if (off >= kv->tail) {
+    p = kv->wbuf + (off - kv->tail);
+  } else if (kv->o.read_mode == KV_READ_WINDOW || kv->fd_direct < 0) {
+    p = kv->region + off;
+    kv->st.log_reads++;
+    kv->st.log_read_bytes += len;
+  } else {
+    uint64_t abs = KV_BLOCK + (uint64_t)kv->active * kv->sb.log_size + off;
+    uint64_t a = abs & ~(uint64_t)(KV_SECTOR - 1);
+    uint64_t b = align_up(abs + len, KV_SECTOR);
+    if (b - a > kv->rbuf_size) return mpisw_fail(e, MPISW_K_IO, "record of %u bytes too large", len);
+    ssize_t n;
+    if (kv->aio_ctx) {
+      long r = kv_poll_read(kv, kv->rbuf, b - a, a);
+      n = r;
+      if (r < 0) {
+        errno = (int)-r;
+        n = -1;
+      }
+    } else {
+      do n = pread(kv->fd_direct, kv->rbuf, b - a, (off_t)a);
+      while (n < 0 && errno == EINTR);
+    }
+    if (n != (ssize_t)(b - a))
+      return mpisw_fail(e, MPISW_K_IO, "%s: read of %llu bytes at %llu failed: %s", kv->path,
+                        (unsigned long long)(b - a), (unsigned long long)a,
+                        n < 0 ? strerror(errno) : "short read");
+    p = kv->rbuf + (abs - a);
+    kv->st.log_reads++;
+    kv->st.log_read_bytes += b - a;
+  }
+  const struct kv_rec *r = (const struct kv_rec *)p;
+  if ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC || kv_rec_len(r->klen, r->vlen) != len ||
+      r->crc != rec_crc(r))
+    return mpisw_fail(e, MPISW_K_IO, "%s: record at offset %llu of region %d is damaged (CRC)",
+                      kv->path, (unsigned long long)off, kv->active);
+  *out = r;
+  return 0;
+}
+
+/* ---- compaction ---- */
+
+struct compact {
+  char *region;            /* the new region */
+  uint64_t tail, len;
+  char *buf;
+  uint64_t seq0;
+  struct mpisw_error *e;
+};
+
+static int c_append(struct mpisw_kv *kv, struct compact *c, struct kv_entry *en,
+                    const void *value) {
+  uint64_t len = kv_rec_len(en->klen, en->vlen);
+  if (c->len + len > kv->o.write_buffer &&
+      flush_to(kv, c->region, &c->tail, c->buf, &c->len, c->e))
+    return -1;
+  put_rec(c->buf + c->len, KV_REC_PUT, kv->seq++, kv_entry_key(en), en->klen, value, en->vlen);
+  en->log_off = c->tail + c->len;
+  en->rec_len = (uint32_t)len;
+  en->moved = 1;
+  if (en->dirty) {
+    en->dirty = 0;
+    kv->n_dirty--;
+  }
+  c->len += len;
+  return 0;
+}
+
+static int c_old_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off, void *arg) {
+  if ((r->magic_kind & 0xffff) != KV_REC_PUT) return 0;
+  const char *key = (const char *)(r + 1);
+  uint32_t id = kv_index_find(&kv->idx, kv_hash(key, r->klen), key, r->klen);
+  if (id == UINT32_MAX) return 0;
+  struct kv_entry *en = &kv->idx.e[id];
+  if (en->moved || en->log_off != off || en->chunk != KV_NOCHUNK) return 0;
+  return c_append(kv, arg, en, key + r->klen);
+}
+
+int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
+  struct kv_index *x = &kv->idx;
+  /* Room check first, so a failure changes nothing. */
+  uint64_t live = 0, maxrec = 0;
+  for (uint32_t i = 0; i < x->n_e; i++)
+    if (x->e[i].used) {
+      uint64_t l = kv_rec_len(x->e[i].klen, x->e[i].vlen);
+      live += l;
+      if (l > maxrec) maxrec = l;
+    }
+  uint64_t need = live + (live / kv->o.write_buffer + 1) * (maxrec + KV_BLOCK);
+  if (need > kv->sb.log_size)
+    return mpisw_fail(e, MPISW_K_NOSPACE, "the log is full: %llu bytes of live objects do not "
+                      "fit a region of %llu bytes (%s)", (unsigned long long)live,
+                      (unsigned long long)kv->sb.log_size, MPISW_KV_LOG_SIZE);
+  struct compact c = {0};
+  int nr = 1 - kv->active;
+  c.region = kv->file_base + KV_BLOCK + (uint64_t)nr * kv->sb.log_size;
+  c.buf = aligned_alloc(KV_BLOCK, kv->o.write_buffer);
+  if (!c.buf) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the compaction buffer");
+  c.seq0 = kv->seq;
+  c.e = e;
+  kv->compacting = 1;
+  zero_range(kv, nr, 0);
+  for (uint32_t i = 0; i < x->n_e; i++) x->e[i].moved = 0;
+  /* 1: the old region in log order (sequential reads); objects held in
+   * the memory window are taken from there instead. */
+  uint64_t dummy;
+  e->kind = -1;
+  kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, c_old_rec, &c, &dummy);
+  int rc = e->kind >= 0 ? -1 : 0;
+  /* 2: what the memory window or the write buffer holds, and anything the
+   * walk did not meet. */
+  for (uint32_t i = 0; i < x->n_e && !rc; i++) {
+    struct kv_entry *en = &x->e[i];
+    if (!en->used || en->moved) continue;
+    if (en->chunk != KV_NOCHUNK) {
+      rc = c_append(kv, &c, en, kv_slab_chunk(&kv->slab, en->chunk));
+    } else if (en->log_off != KV_NOLOG) {
+      const struct kv_rec *r;
+      rc = kv_log_read(kv, en->log_off, en->rec_len, &r, e);
+      if (!rc) {
+        /* Copy out first: r may point into the write buffer or rbuf. */
+        char *v = malloc(r->vlen ? r->vlen : 1);
+        if (!v) rc = mpisw_fail(e, MPISW_K_NOMEM, "no memory");
+        else {
+          memcpy(v, (const char *)(r + 1) + r->klen, r->vlen);
+          rc = c_append(kv, &c, en, v);
+          free(v);
+        }
+      }
+    }
+  }
+  if (!rc && c.len) rc = flush_to(kv, c.region, &c.tail, c.buf, &c.len, e);
+  free(c.buf);
+  if (!rc) rc = kv_win_sync(kv, e);   /* the new region is durable ... */
+  if (rc) {
+    /* The superblock still names the old region, so the file is as before;
+     * but the index already points into the new one: stop using it. */
+    kv->compacting = 0;
+    kv->broken = 1;
+    return -1;
+  }
+  int old = kv->active;
+  kv->sb.active = (uint32_t)nr;
+  kv->sb.start_seq = c.seq0;
+  if (kv_super_write(kv, e)) {   /* ... before the superblock names it */
+    kv->compacting = 0;
+    kv->broken = 1;
+    return -1;
+  }
+  kv->active = nr;
+  kv->region = c.region;
+  kv->tail = c.tail;
+  kv->wlen = 0;
+  kv->dead = 0;
+  kv->n_dirty = 0;
+  zero_range(kv, old, 0);
+  kv->st.compactions++;
+  kv->compacting = 0;
+  return 0;
+}

@@ -1,0 +1,271 @@
+/* mpisw_kv_*: open and close (windows, agreement), errors, dispatch to the
+ * backend. The storage window holds the file (superblock + log, or the naive
+ * table); the cache backend's memory window holds the objects in use. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/path.h"
+#include "kvcache/kv_internal.h"
+
+static int code(const char *routine, struct mpisw_error *e) {
+  return mpisw_error_code(routine, e);
+}
+
+static int usage(const char *routine, const char *msg) {
+  struct mpisw_error e;
+  mpisw_fail(&e, MPISW_K_USAGE, "%s", msg);
+  return code(routine, &e);
+}
+
+int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
+  int rc = mpisw_win_sync(kv->log_win);
+  if (rc == MPI_SUCCESS) return 0;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  PMPI_Error_string(rc, text, &len);
+  return mpisw_fail(e, MPISW_K_IO, "sync of %s failed: %s", kv->path, text);
+}
+
+/* What the file says before any window exists: 1 = a store (sb filled),
+ * 0 = absent or empty (a new store), -1 = something else (error). */
+static int peek(const char *path, struct kv_super *sb, struct mpisw_error *e) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return 0;   /* missing (or unusable: the window says why) */
+  char buf[KV_BLOCK];
+  ssize_t n = pread(fd, buf, sizeof buf, 0);
+  close(fd);
+  if (n <= 0) return 0;
+  if (kv_super_read(buf, sb) == 0) return 1;
+  for (ssize_t i = 0; i < n; i++)
+    if (buf[i]) return mpisw_fail(e, MPISW_K_IO, "%s is not an mpisw_kv store (no valid header)", path);
+  return 0;
+}
+
+static MPI_Info window_info(const struct mpisw_kv *kv, const char *path, int storage) {
+  MPI_Info info;
+  PMPI_Info_create(&info);
+  PMPI_Info_set(info, "alloc_type", storage ? "storage" : "memory");
+  if (storage) {
+    PMPI_Info_set(info, "storage_alloc_filename", (char *)path);
+    PMPI_Info_set(info, "storage_alloc_factor", "1");
+    PMPI_Info_set(info, "storage_alloc_offset", "0");
+    PMPI_Info_set(info, "storage_alloc_unlink", "false");
+    PMPI_Info_set(info, "storage_alloc_discard", "false");
+    if (kv->o.access_style[0]) PMPI_Info_set(info, "access_style", (char *)kv->o.access_style);
+  }
+  return info;
+}
+
+static void release(struct mpisw_kv *kv) {
+  if (kv->o.backend == KV_BACKEND_CACHE) kv_cache_close(kv);
+  kv_poll_close(kv);
+  if (kv->fd_direct >= 0) close(kv->fd_direct);
+  if (kv->fd_rw >= 0) close(kv->fd_rw);
+  if (kv->fd_dw >= 0) close(kv->fd_dw);
+  if (kv->comm != MPI_COMM_NULL) PMPI_Comm_free(&kv->comm);
+  free(kv);
+}
+
+MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, mpisw_kv **out) {
+  const char *R = "mpisw_kv_open";
+  if (!out) return usage(R, "the handle pointer is NULL");
+  *out = NULL;
+  if (!path || !*path) return usage(R, "the path is empty");
+  if (comm == MPI_COMM_NULL) return usage(R, "the communicator is MPI_COMM_NULL");
+  mpisw_state_init();
+  struct mpisw_kv *kv = calloc(1, sizeof *kv);
+  if (!kv) return usage(R, "out of memory");
+  kv->fd_direct = kv->fd_rw = kv->fd_dw = -1;
+  kv->log_win = kv->mem_win = MPI_WIN_NULL;
+  int rc = PMPI_Comm_dup(comm, &kv->comm);
+  if (rc != MPI_SUCCESS) {
+    kv->comm = MPI_COMM_NULL;
+    release(kv);
+    return rc;
+  }
+  PMPI_Comm_set_errhandler(kv->comm, MPI_ERRORS_RETURN);
+  int size;
+  PMPI_Comm_rank(kv->comm, &kv->rank);
+  PMPI_Comm_size(kv->comm, &size);
+
+  /* 1. Options and the file's header, on every rank; then agree. */
+  struct mpisw_error e;
+  int failed = kv_options_parse(info, &kv->o, &e) != 0, fresh = 1;
+  char host[256];
+  mpisw_path_hostname(host, sizeof host);
+  if (!failed && size > 1 && !strstr(path, "%r"))
+    failed = mpisw_fail(&e, MPISW_K_USAGE, "'%s' has no %%r but %d processes open a store each: "
+                        "they would share one file", path, size) != 0;
+  if (!failed) failed = mpisw_path_expand(path, kv->rank, host, kv->path, sizeof kv->path, &e) != 0;
+  if (!failed) {
+    int p = peek(kv->path, &kv->sb, &e);
+    failed = p < 0;
+    fresh = p == 0;
+  }
+  if (!failed && fresh) {
+    memset(&kv->sb, 0, sizeof kv->sb);
+    kv->sb.backend = (uint32_t)kv->o.backend;
+    kv->sb.log_size = kv->o.log_size;
+    kv->sb.start_seq = 1;
+    kv->sb.slots = kv->o.slots;
+    kv->sb.slot_size = kv->o.slot_size;
+  }
+  if (!failed) {
+    kv->o.backend = (int)kv->sb.backend;   /* an existing file keeps its kind and geometry */
+    if (kv->o.backend == KV_BACKEND_CACHE)
+      kv->file_size = KV_BLOCK + 2 * kv->sb.log_size;
+    else
+      kv->file_size = KV_BLOCK + kv->sb.slots * kv->sb.slot_size;
+    if (kv->o.backend == KV_BACKEND_CACHE && kv->o.write_buffer > kv->sb.log_size)
+      kv->o.write_buffer = kv->sb.log_size;
+  }
+  if (mpisw_agree(kv->comm, failed, &e, NULL)) {
+    release(kv);
+    return code(R, &e);
+  }
+
+  /* 2. The windows (collective; they agree by themselves). */
+  MPI_Info wi = window_info(kv, path, 1);
+  rc = mpisw_win_allocate(R, (MPI_Aint)kv->file_size, 1, wi, kv->comm, &kv->file_base,
+                          &kv->log_win, 0);
+  PMPI_Info_free(&wi);
+  if (rc != MPI_SUCCESS) {
+    release(kv);
+    return rc;
+  }
+  PMPI_Win_set_errhandler(kv->log_win, MPI_ERRORS_RETURN);
+  if (kv->o.backend == KV_BACKEND_CACHE) {
+    wi = window_info(kv, NULL, 0);
+    rc = mpisw_win_allocate(R, (MPI_Aint)kv->o.cache_size, 1, wi, kv->comm, &kv->mem_base,
+                            &kv->mem_win, 0);
+    PMPI_Info_free(&wi);
+    if (rc != MPI_SUCCESS) {
+      mpisw_win_free(&kv->log_win);
+      release(kv);
+      return rc;
+    }
+    PMPI_Win_set_errhandler(kv->mem_win, MPI_ERRORS_RETURN);
+  }
+
+  /* 3. Descriptors for sector reads and for zeroing freed regions; the
+   * backend's state (a scan of the log rebuilds the index). */
+  struct mpisw_win *w = mpisw_win_lookup(kv->log_win);
+  if (w && w->p.file.path[0]) snprintf(kv->path, sizeof kv->path, "%s", w->p.file.path);
+  failed = 0;
+  kv->fd_rw = open(kv->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (kv->fd_rw < 0)
+    failed = mpisw_fail(&e, mpisw_errno_kind(errno), "%s: %s", kv->path, strerror(errno)) != 0;
+  if (!failed && kv->o.backend == KV_BACKEND_CACHE) {
+    kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
+    if (kv->fd_direct < 0) kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    kv->fd_dw = open(kv->path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
+    /* Polling needs O_DIRECT (buffered AIO reads are synchronous). */
+    if (kv->o.read_mode == KV_READ_POLL && kv->fd_dw >= 0) kv_poll_init(kv);
+  }
+  if (!failed) {
+    if (fresh) failed = kv_super_write(kv, &e) != 0;
+    if (!failed)
+      failed = (kv->o.backend == KV_BACKEND_CACHE ? kv_cache_open(kv, fresh, &e)
+                                                   : kv_naive_open(kv, fresh, &e)) != 0;
+  }
+  if (mpisw_agree(kv->comm, failed, &e, NULL)) {
+    if (kv->mem_win != MPI_WIN_NULL) mpisw_win_free(&kv->mem_win);
+    mpisw_win_free(&kv->log_win);
+    release(kv);
+    return code(R, &e);
+  }
+  *out = kv;
+  return MPI_SUCCESS;
+}
+
+#define CHECK_KV(R)                                                  \
+  if (!kv) return usage(R, "the store handle is NULL");             \
+  if (kv->broken) return broken(R);
+
+/* After a failed compaction the file still holds the state before it (the
+ * superblock was not switched), but the index does not match it. */
+static int broken(const char *routine) {
+  struct mpisw_error e;
+  mpisw_fail(&e, MPISW_K_IO, "a compaction failed; the store takes no more calls: close and "
+             "reopen it (the file holds its state before the compaction)");
+  return code(routine, &e);
+}
+
+MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const void *value,
+                              size_t vlen) {
+  CHECK_KV("mpisw_kv_put");
+  struct mpisw_error e;
+  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_put(kv, key, klen, value, vlen, &e)
+                                             : kv_naive_put(kv, key, klen, value, vlen, &e);
+  return rc < 0 ? code("mpisw_kv_put", &e) : MPI_SUCCESS;
+}
+
+MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
+                              size_t *vlen) {
+  CHECK_KV("mpisw_kv_get");
+  size_t dummy;
+  if (!vlen) vlen = &dummy;
+  struct mpisw_error e;
+  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_get(kv, key, klen, buf, cap, vlen, &e)
+                                             : kv_naive_get(kv, key, klen, buf, cap, vlen, &e);
+  if (rc < 0) return code("mpisw_kv_get", &e);
+  return rc ? MPISW_KV_NOTFOUND : MPI_SUCCESS;
+}
+
+MPISW_EXPORT int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen) {
+  CHECK_KV("mpisw_kv_delete");
+  struct mpisw_error e;
+  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_delete(kv, key, klen, &e)
+                                             : kv_naive_delete(kv, key, klen, &e);
+  if (rc < 0) return code("mpisw_kv_delete", &e);
+  return rc ? MPISW_KV_NOTFOUND : MPI_SUCCESS;
+}
+
+MPISW_EXPORT int mpisw_kv_compact(mpisw_kv *kv) {
+  CHECK_KV("mpisw_kv_compact");
+  if (kv->o.backend != KV_BACKEND_CACHE) return MPI_SUCCESS;
+  struct mpisw_error e;
+  return kv_log_compact(kv, &e) ? code("mpisw_kv_compact", &e) : MPI_SUCCESS;
+}
+
+MPISW_EXPORT int mpisw_kv_sync(mpisw_kv *kv) {
+  CHECK_KV("mpisw_kv_sync");
+  struct mpisw_error e;
+  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_sync(kv, &e) : kv_naive_sync(kv, &e);
+  return rc ? code("mpisw_kv_sync", &e) : MPI_SUCCESS;
+}
+
+MPISW_EXPORT int mpisw_kv_close(mpisw_kv **pkv) {
+  if (!pkv || !*pkv) return usage("mpisw_kv_close", "the store handle is NULL");
+  mpisw_kv *kv = *pkv;
+  *pkv = NULL;
+  int out = kv->broken ? broken("mpisw_kv_close") : mpisw_kv_sync(kv);
+  if (kv->mem_win != MPI_WIN_NULL) {
+    int rc = mpisw_win_free(&kv->mem_win);
+    if (out == MPI_SUCCESS) out = rc;
+  }
+  int rc = mpisw_win_free(&kv->log_win);
+  if (out == MPI_SUCCESS) out = rc;
+  release(kv);
+  return out;
+}
+
+MPISW_EXPORT int mpisw_kv_stats(mpisw_kv *kv, struct mpisw_kv_stats *st) {
+  CHECK_KV("mpisw_kv_stats");
+  if (!st) return usage("mpisw_kv_stats", "the stats pointer is NULL");
+  *st = kv->st;
+  if (kv->o.backend == KV_BACKEND_CACHE) {
+    st->objects = kv->idx.n_live;
+    st->log_used = kv->tail + kv->wlen;
+    st->log_dead = kv->dead;
+    st->log_capacity = kv->sb.log_size;
+    st->cache_bytes = kv->slab.bytes;
+    st->cache_capacity = kv->slab.size;
+  }
+  return MPI_SUCCESS;
+}
