@@ -1,6 +1,6 @@
 /* The arena: one window allocated with MPI_Win_allocate at MPI_Init over
- * MPI_COMM_WORLD (MPISW_ARENA_SIZE bytes per process, default 64 MiB,
- * 0 disables). MPI_Alloc_mem serves memory from it, so a memory handle on
+ * MPI_COMM_WORLD (MPISW_ARENA_SIZE bytes per process, default 64 MiB;
+ * 0 leaves only the handle slots, so MPI_Alloc_mem is the MPI's). MPI_Alloc_mem serves memory from it, so a memory handle on
  * such memory is just (world rank, offset) and RMA through it runs at
  * allocated-window speed instead of through the dynamic window's lookup.
  * The arena stays in an MPI_Win_lock_all epoch for its whole life, so
@@ -46,7 +46,6 @@ static uint64_t arena_size(void) {
 
 int rmax_arena_init(void) {
   uint64_t heap = arena_size();
-  if (heap == 0) return 0;
   total = SLOT_BYTES + (MPI_Aint)heap;
   MPI_Errhandler eh;
   PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
@@ -62,7 +61,7 @@ int rmax_arena_init(void) {
   }
   memset(base, 0, SLOT_BYTES);
   PMPI_Win_sync(arena);
-  blocks = calloc(1, sizeof *blocks);
+  blocks = heap ? calloc(1, sizeof *blocks) : NULL;
   if (blocks) {
     blocks->off = SLOT_BYTES;
     blocks->size = (MPI_Aint)heap;
