@@ -180,6 +180,26 @@ static void t_info(void) {
   CHECK_MPI(MPI_Win_free(&dup2));
   CHECK_MPI(MPI_Win_free(&dup));
   CHECK_MPI(MPI_Win_free(&win));
+  /* a shared window's duplicate answers MPI_Win_shared_query as the parent */
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Info shi = win_info(NULL, NULL);
+  void *sb;
+  MPI_Win sw, sd;
+  CHECK_MPI(MPI_Win_allocate_shared(4096, 1, shi, node, &sb, &sw));
+  MPI_Info_free(&shi);
+  CHECK_MPI(MPIX_Win_dup_with_info(sw, MPI_INFO_NULL, &sd));
+  MPI_Aint qs1, qs2;
+  int du1, du2;
+  void *qb1, *qb2;
+  CHECK_MPI(MPI_Win_shared_query(sw, 0, &qs1, &du1, &qb1));
+  CHECK_MPI(MPI_Win_shared_query(sd, 0, &qs2, &du2, &qb2));
+  CHECK(qs1 == qs2 && du1 == du2 && qb1 == qb2, "shared query through the duplicate differs");
+  CHECK(tl_win_flavor(sd) == MPI_WIN_FLAVOR_SHARED, "flavor of a shared window's duplicate is %d",
+        tl_win_flavor(sd));
+  CHECK_MPI(MPI_Win_free(&sd));
+  CHECK_MPI(MPI_Win_free(&sw));
+  MPI_Comm_free(&node);
 }
 
 /* ---- memhandle ---- */
@@ -243,6 +263,14 @@ static void t_memhandle(void) {
     EXPECT_ERR(MPI_Win_fence(0, mw[k]), MPISW_ERR_USAGE, "passive target", NULL);
   }
   CHECK_MPI(MPI_Win_unlock(right, dyn));
+  /* a lock through the handle window is the parent's lock at its target;
+   * MPIX_Rrput through it completes at the target */
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, mw[0]));
+  int64_t tag = 7000 + tl_rank;
+  MPI_Request rq;
+  CHECK_MPI(MPIX_Rrput(&tag, 1, MPI_INT64_T, right, 1, 1, MPI_INT64_T, mw[0], &rq));
+  CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Win_unlock(right, mw[0]));
   for (int k = 0; k < 1 + two; k++) CHECK_MPI(MPI_Win_free(&mw[k]));
   MPI_Barrier(MPI_COMM_WORLD);
   /* the data is in the owner's memory */
@@ -253,6 +281,7 @@ static void t_memhandle(void) {
           tl_describe(m + 128 + (bad < 0 ? 0 : bad), 8, 0));
     CHECK(rd64(m) == 1, "memory %d: accumulated counter is %" PRId64, k, rd64(m));
   }
+  CHECK(rd64(a + 8) == 7000 + left, "MPIX_Rrput through the handle window: %" PRId64, rd64(a + 8));
   /* release, then the handle is refused */
   for (int k = 0; k < 1 + two; k++) CHECK_MPI(MPIX_Memhandle_release(mine[k].h, dyn));
   EXPECT_ERR(MPIX_Memhandle_release(mine[0].h, dyn), MPISW_ERR_USAGE, "not a live memory handle", NULL);
