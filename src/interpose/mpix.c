@@ -1,6 +1,7 @@
 /* The paper's new calls (declared in mpisw.h), and the window calls a
  * duplicate must answer as its parent (group) or with its own keys (info).
- * MPI_Win_create_dynamic is tracked: memory handles hang off it. */
+ * MPI_Win_create_dynamic is tracked: memory handles hang off it. User
+ * attributes of duplicates are noted (their handles are recycled). */
 #include "mpisw.h"
 #include "rmax/api.h"
 #include "rmax/rmax.h"
@@ -76,4 +77,24 @@ MPISW_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
 MPISW_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group) {
   if (mpisw_disabled) return PMPI_Win_get_group(win, group);
   return rmax_get_group(win, group);
+}
+
+/* User attributes on a duplicate or memory-handle window are remembered, so
+ * that its MPI_Win_free can delete them before the handle is recycled. */
+MPISW_EXPORT int MPI_Win_set_attr(MPI_Win win, int keyval, void *value) {
+  int rc = PMPI_Win_set_attr(win, keyval, value);
+  if (rc == MPI_SUCCESS && !mpisw_disabled && mpisw_rmax_live) {
+    struct rmax_win *w = rmax_lookup(win);
+    if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 1);
+  }
+  return rc;
+}
+
+MPISW_EXPORT int MPI_Win_delete_attr(MPI_Win win, int keyval) {
+  int rc = PMPI_Win_delete_attr(win, keyval);
+  if (rc == MPI_SUCCESS && !mpisw_disabled && mpisw_rmax_live) {
+    struct rmax_win *w = rmax_lookup(win);
+    if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 0);
+  }
+  return rc;
 }

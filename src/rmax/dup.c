@@ -51,7 +51,7 @@ int rmax_free(MPI_Win *win, int *handled) {
   }
   *handled = 1;
   rmax_remove(w);
-  int rc = PMPI_Win_free(win);
+  int rc = rmax_handle_release(w, win);
   struct rmax_win *root = w->root;
   __atomic_sub_fetch(&root->nchildren, 1, __ATOMIC_SEQ_CST);
   rmax_destroy(w);

@@ -7,7 +7,10 @@
 
 void mpisw_rmax_init(void) { rmax_arena_init(); }
 
-void mpisw_rmax_finalize(void) { rmax_arena_finalize(); }
+void mpisw_rmax_finalize(void) {
+  rmax_handle_pool_free();
+  rmax_arena_finalize();
+}
 
 /* Dynamic windows are always tracked (memory handles hang off them, and
  * they are slow anyway); others only when they carry one of the keys. */

@@ -50,6 +50,8 @@ struct rmax_win {
   int arena_dirty;         /* root: memhandle ops went to the arena since the last flush */
   struct rmax_epoch ep;    /* root only */
   int nchildren;           /* root: live dups / memhandle windows */
+  int *keyvals;            /* DUP/MEMH: user attributes set on the handle */
+  int nkeyvals;
   pthread_mutex_t mu;
 };
 
@@ -101,6 +103,14 @@ int rmax_slot_take(uint32_t *slot, uint64_t *gen);
 void rmax_slot_release(uint32_t slot);
 /* Generation of slot at world rank owner (remote read); 0 when released. */
 int rmax_slot_read(int owner, uint32_t slot, uint64_t *gen);
+
+/* ---- handle.c: recycled local handles ---- */
+/* Gives the handle back: user attributes deleted (their delete callbacks
+ * run), name and error handler reset, kept for the next duplicate or
+ * memory-handle window (at most a few dozen), else freed. */
+int rmax_handle_release(struct rmax_win *w, MPI_Win *win);
+void rmax_handle_pool_free(void);
+void rmax_attr_note(struct rmax_win *w, int keyval, int set);
 
 /* ---- errors ---- */
 int rmax_error(const char *routine, MPI_Win win, const char *fmt, ...)

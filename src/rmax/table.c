@@ -82,6 +82,7 @@ void rmax_destroy(struct rmax_win *w) {
   if (!w) return;
   free(w->pending);
   free(w->ep.locks);
+  free(w->keyvals);
   pthread_mutex_destroy(&w->mu);
   free(w);
 }

@@ -127,6 +127,13 @@ static void check_key(MPI_Win w, const char *key, const char *want, const char *
   CHECK(v && !strcmp(v, want), "%s: %s is %s, expected %s", what, key, v ? v : "(absent)", want);
 }
 
+static int deleted;
+static int count_delete(MPI_Win w, int kv, void *val, void *extra) {
+  (void)w, (void)kv, (void)extra;
+  ++*(int *)val;
+  return MPI_SUCCESS;
+}
+
 static void t_info(void) {
   void *base;
   MPI_Win win = make_win(8192, "mpi_win_order=true", "mpi_win_scope=process", &base);
@@ -177,7 +184,23 @@ static void t_info(void) {
   int len;
   CHECK_MPI(MPI_Win_get_name(win, name, &len));
   CHECK(strcmp(name, "the-duplicate"), "naming the duplicate renamed the parent");
+  /* a user attribute on a duplicate: its delete callback runs at its free,
+   * and a later duplicate (maybe the same recycled handle) has neither it
+   * nor the old name */
+  int kv;
+  CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &kv, NULL));
+  CHECK_MPI(MPI_Win_set_attr(dup2, kv, &deleted));
+  CHECK_MPI(MPI_Win_set_name(dup2, "old-name"));
   CHECK_MPI(MPI_Win_free(&dup2));
+  CHECK(deleted == 1, "attribute delete callback ran %d times at the duplicate's free", deleted);
+  CHECK_MPI(MPIX_Win_dup_with_info(win, MPI_INFO_NULL, &dup2));
+  void *val = NULL;
+  CHECK_MPI(MPI_Win_get_attr(dup2, kv, &val, &flag));
+  CHECK(!flag, "a new duplicate carries an attribute of a freed one");
+  CHECK_MPI(MPI_Win_get_name(dup2, name, &len));
+  CHECK(strcmp(name, "old-name"), "a new duplicate carries the name of a freed one");
+  CHECK_MPI(MPI_Win_free(&dup2));
+  CHECK_MPI(MPI_Win_free_keyval(&kv));
   CHECK_MPI(MPI_Win_free(&dup));
   CHECK_MPI(MPI_Win_free(&win));
   /* a shared window's duplicate answers MPI_Win_shared_query as the parent */
