@@ -385,8 +385,19 @@ int main(int argc, char **argv) {
   if (all || !strcmp(test, "latency")) {
     static const char *kinds[] = {"allocated", "dynamic", "memhandle"};
     for (int k = 0; k < 3; k++) {
-      if (!create) latency_steady(kinds[k], buf);
-      else latency_create(kinds[k], buf);
+      if (!create) {
+        latency_steady(kinds[k], buf);
+        continue;
+      }
+#ifdef OPEN_MPI
+      /* Open MPI 4.1 osc/ucx crashes (SIGSEGV in ucp_ep_rkey_unpack) on a get
+       * through a dynamic window re-created over a re-attached region */
+      if (k == 1) {
+        if (rank == ORIGIN) fprintf(stderr, "rmax_bench: dynamic --create skipped on Open MPI\n");
+        continue;
+      }
+#endif
+      latency_create(kinds[k], buf);
     }
   }
   if (all || !strcmp(test, "threads")) {
