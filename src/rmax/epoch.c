@@ -43,7 +43,7 @@ static int flush_arena(struct rmax_win *r) {
 }
 
 static void clear_pending(struct rmax_win *w, int rank) {
-  if (!w->pending) return;
+  if (!w->pending || !w->keys.order) return;
   if (w->kind == RMAX_MEMH || rank < 0) memset(w->pending, 0, (size_t)w->nranks);
   else if (rank < w->nranks) w->pending[rank] = 0;
 }

@@ -74,6 +74,9 @@ struct rmax_op {
 /* Fills op (identity for windows rmax does not know); returns an MPI error
  * (already raised on win) when the call is not allowed. */
 int rmax_route(const char *routine, MPI_Win win, int rank, MPI_Aint disp, struct rmax_op *op);
+/* The same for a window already looked up (w may be NULL). */
+int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
+                 struct rmax_op *op);
 /* The window synchronization of win applies to (the parent of a duplicate). */
 MPI_Win rmax_sync_win(MPI_Win win);
 

@@ -28,10 +28,14 @@ static void order_before(struct rmax_win *w, const struct rmax_op *op) {
 }
 
 int rmax_route(const char *routine, MPI_Win win, int rank, MPI_Aint disp, struct rmax_op *op) {
+  return rmax_route_w(routine, rmax_lookup(win), win, rank, disp, op);
+}
+
+int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
+                 struct rmax_op *op) {
   op->win = win;
   op->rank = rank;
   op->disp = disp;
-  struct rmax_win *w = rmax_lookup(win);
   if (!w) return MPI_SUCCESS;
   if (w->kind == RMAX_DUP) {
     op->win = w->via;
@@ -43,7 +47,9 @@ int rmax_route(const char *routine, MPI_Win win, int rank, MPI_Aint disp, struct
     op->win = w->via;
     op->rank = w->via_rank;
     op->disp = w->base_disp + disp * w->disp_unit;
-    if (w->from_arena) w->root->arena_dirty = 1;
+    /* read first: a store on every operation would bounce the line */
+    if (w->from_arena && !__atomic_load_n(&w->root->arena_dirty, __ATOMIC_RELAXED))
+      __atomic_store_n(&w->root->arena_dirty, 1, __ATOMIC_RELEASE);
   }
   if (w->keys.order) order_before(w, op);
   return MPI_SUCCESS;
