@@ -5,9 +5,14 @@
  * flush a target before a second operation to it. */
 #include "rmax/rmax.h"
 
+/* 1: in a passive epoch at rank, 0: not, -1: cannot tell. A lock seen and
+ * not yet released is certain even when the window was tracked only later
+ * (a duplicate made mid-way); its absence is certain only for windows
+ * tracked since creation. */
 static int in_passive_epoch(struct rmax_win *root, int rank) {
-  if (!root->ep.known) return -1;
-  return root->ep.lock_all > 0 || (rank >= 0 && rank < root->ep.nranks && root->ep.locks[rank] > 0);
+  if (root->ep.lock_all > 0 || (rank >= 0 && rank < root->ep.nranks && root->ep.locks[rank] > 0))
+    return 1;
+  return root->ep.known ? 0 : -1;
 }
 
 /* Completes the earlier operations of the sequence at op's target before
