@@ -64,6 +64,47 @@ int mpisw_error_class(int kind, int *errclass);
 /* Nonzero when the library interposes (it is loaded and not disabled). */
 int mpisw_active(void);
 
+/*
+ * RMA extensions (docs/RMA_EXTENSIONS.md; Schuchart et al., "Quo Vadis MPI
+ * RMA?"). Info keys: mpi_win_scope (process|thread), mpi_win_order
+ * (true|false), mpi_assert_accumulate_intrinsic (true|false); MPI_Win_get_info
+ * shows the effective values.
+ */
+#define MPIX_MAX_MEMHANDLE_SIZE 64
+#define MPISW_ENV_ARENA_SIZE "MPISW_ARENA_SIZE"        /* MPI_Alloc_mem arena per process, 0: off */
+
+/* A local handle sharing memory and synchronization with win, with its own
+ * info keys (win's, overridden by info). Free it with MPI_Win_free. */
+int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
+/* A handle (at most MPIX_MAX_MEMHANDLE_SIZE bytes) on [base, base+size) for
+ * RMA through the dynamic window win; memory not from MPI_Alloc_mem is
+ * attached to win here and detached by MPIX_Memhandle_release. */
+int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandle,
+                          int *memhandle_size);
+/* A window whose only target is target (the handle's maker, a rank of the
+ * dynamic window win). Passive target only: lock/unlock win, flush either. */
+int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info,
+                            int target, MPI_Win win, MPI_Win *newwin);
+int MPIX_Memhandle_release(void *memhandle, MPI_Win win);
+/* *flag = 1 when accumulates with these ops ("sum,replace,cas", ...), up to
+ * max_count elements of datatype, run as hardware atomics of the origin. */
+int MPIX_Win_op_intrinsic(MPI_Win win, const char *ops, int max_count, MPI_Datatype datatype,
+                          int *flag);
+/* As MPI_Rput / MPI_Raccumulate / MPI_Rget_accumulate, but the request
+ * completes only when the operation is complete at the target. */
+int MPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, int target_count,
+               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int MPIX_Rraccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, int target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                      MPI_Request *request);
+int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                          int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                          MPI_Request *request);
+
 #ifdef __cplusplus
 }
 #endif

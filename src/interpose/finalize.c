@@ -3,5 +3,6 @@
 
 MPISW_EXPORT int MPI_Finalize(void) {
   if (!mpisw_disabled) mpisw_finalize();
+  if (!mpisw_disabled) mpisw_rmax_finalize();
   return PMPI_Finalize();
 }

@@ -4,10 +4,14 @@
 
 MPISW_EXPORT int MPI_Init(int *argc, char ***argv) {
   if (!mpisw_disabled) mpisw_quirks_before_init();
-  return PMPI_Init(argc, argv);
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_init();
+  return rc;
 }
 
 MPISW_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   if (!mpisw_disabled) mpisw_quirks_before_init();
-  return PMPI_Init_thread(argc, argv, required, provided);
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_init();
+  return rc;
 }

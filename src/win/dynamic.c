@@ -11,7 +11,7 @@ int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   struct mpisw_error e;
   if (mpisw_hints_from_info(info, &h, &e))
     return mpisw_raise_noobj(mpisw_error_code("MPI_Alloc_mem", &e));
-  if (!h.storage || size <= 0) return PMPI_Alloc_mem(size, info, baseptr);
+  if (!h.storage || size <= 0) return mpisw_rmax_alloc_mem(size, info, baseptr);
   struct mpisw_alloc *a = calloc(1, sizeof *a);
   if (!a) {
     mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the allocation's state");
@@ -37,7 +37,7 @@ int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
 
 int mpisw_free_mem(void *base) {
   struct mpisw_alloc *a = mpisw_alloc_take(base);
-  if (!a) return PMPI_Free_mem(base);
+  if (!a) return mpisw_rmax_free_mem(base);
   struct mpisw_error e;
   int rc = mpisw_place_release(&a->p, 1, &e);
   free(a);

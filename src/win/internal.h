@@ -171,4 +171,15 @@ void mpisw_finalize(void);
 /* ---- quirks.c: MPI bugs worked around before MPI_Init ---- */
 void mpisw_quirks_before_init(void);
 
+/* ---- rmax (src/rmax/hooks.c): RMA extensions, issue 5 ---- */
+void mpisw_rmax_init(void);                          /* after PMPI_Init */
+void mpisw_rmax_finalize(void);                      /* before PMPI_Finalize */
+void mpisw_rmax_created(MPI_Win win, MPI_Info info, int dynamic);
+MPI_Win mpisw_rmax_sync_win(MPI_Win win);            /* a duplicate's parent, else win */
+int mpisw_rmax_free(MPI_Win *win, int *handled);     /* handled: a duplicate was freed */
+void mpisw_rmax_put_info(MPI_Win win, MPI_Info info);
+int mpisw_rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled);
+int mpisw_rmax_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int mpisw_rmax_free_mem(void *base);
+
 #endif

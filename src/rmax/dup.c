@@ -1,0 +1,59 @@
+/* MPIX_Win_dup_with_info: a local call. The duplicate shares memory and
+ * synchronization with its parent and carries its own info keys. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rmax/rmax.h"
+#include "rmax/api.h"
+
+int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
+  static const char *routine = "MPIX_Win_dup_with_info";
+  if (!newwin) return rmax_error(routine, win, "newwin is NULL");
+  if (win == MPI_WIN_NULL) return rmax_error(routine, MPI_WIN_NULL, "win is MPI_WIN_NULL");
+  struct rmax_win *from = rmax_lookup(win);
+  if (from && from->kind == RMAX_MEMH)
+    return rmax_error(routine, win, "a memory-handle window cannot be duplicated");
+  struct rmax_win *root = from ? from->root : rmax_root_of(win);
+  if (!root) return rmax_error(routine, win, "out of memory for the duplicate's state");
+  MPI_Win nw;
+  int rc = rmax_local_handle(routine, root->handle, &nw);
+  if (rc != MPI_SUCCESS) return rc;
+  struct rmax_win *d = rmax_new(nw, RMAX_DUP);
+  if (d) {
+    d->root = root;
+    d->via = root->handle;
+    d->keys = (from ? from : root)->keys;   /* inherited ... */
+    rmax_keys_from_info(info, &d->keys);     /* ... and overridden */
+    d->nranks = root->nranks;
+    d->pending = calloc((size_t)d->nranks, 1);
+  }
+  if (!d || !d->pending || rmax_insert(d)) {
+    rmax_destroy(d);
+    PMPI_Win_free(&nw);
+    return rmax_error(routine, win, "out of memory for the duplicate's state");
+  }
+  __atomic_add_fetch(&root->nchildren, 1, __ATOMIC_SEQ_CST);
+  *newwin = nw;
+  return MPI_SUCCESS;
+}
+
+/* MPI_Win_free of a duplicate or memory-handle window frees only it. A root
+ * is dropped from the table after the MPI freed it (its state stays while
+ * children hold it: freeing a parent first is erroneous, never a crash). */
+int rmax_free(MPI_Win *win, int *handled) {
+  struct rmax_win *w = rmax_lookup(*win);
+  *handled = 0;
+  if (!w) return MPI_SUCCESS;
+  if (w->kind == RMAX_PLAIN) {
+    rmax_remove(w);
+    if (__atomic_load_n(&w->nchildren, __ATOMIC_SEQ_CST) == 0) rmax_destroy(w);
+    return MPI_SUCCESS; /* the caller frees the MPI window */
+  }
+  *handled = 1;
+  rmax_remove(w);
+  int rc = rmax_handle_release(w, win);
+  struct rmax_win *root = w->root;
+  __atomic_sub_fetch(&root->nchildren, 1, __ATOMIC_SEQ_CST);
+  rmax_destroy(w);
+  return rc;
+}

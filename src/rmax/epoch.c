@@ -1,0 +1,137 @@
+/* Synchronization through rmax handles. A duplicate synchronizes its parent
+ * (so a lock through one is a lock on both); a memory-handle window allows
+ * passive target only and synchronizes its parent at its one target. Roots
+ * count their passive epochs so that ordered windows know when a flush is
+ * legal, and flush the arena when memory-handle operations went there. */
+#include <string.h>
+
+#include "rmax/rmax.h"
+#include "rmax/epoch_api.h"
+
+void rmax_epoch_init(struct rmax_win *root, int known) {
+  pthread_mutex_lock(&root->mu);
+  root->ep.known = known;
+  root->ep.lock_all = 0;
+  if (root->ep.locks) memset(root->ep.locks, 0, (size_t)root->ep.nranks * sizeof *root->ep.locks);
+  pthread_mutex_unlock(&root->mu);
+}
+
+int rmax_flush_guarded(MPI_Win win, int rank) {
+  MPI_Errhandler eh;
+  PMPI_Win_get_errhandler(win, &eh);
+  PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  int rc = PMPI_Win_flush(rank, win);
+  PMPI_Win_set_errhandler(win, eh);
+  if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL) PMPI_Errhandler_free(&eh);
+  return rc;
+}
+
+static void count_lock(struct rmax_win *r, int rank, int delta) {
+  pthread_mutex_lock(&r->mu);
+  if (rank < 0) r->ep.lock_all += delta;
+  else if (rank < r->ep.nranks) r->ep.locks[rank] += delta;
+  if (r->ep.lock_all < 0) r->ep.lock_all = 0;
+  if (rank >= 0 && rank < r->ep.nranks && r->ep.locks[rank] < 0) r->ep.locks[rank] = 0;
+  pthread_mutex_unlock(&r->mu);
+}
+
+/* Operations of memory-handle windows that went to the arena complete with
+ * their parent's flush and unlock. */
+static int flush_arena(struct rmax_win *r) {
+  if (!__atomic_exchange_n(&r->arena_dirty, 0, __ATOMIC_ACQ_REL)) return MPI_SUCCESS;
+  return PMPI_Win_flush_all(rmax_arena_win());
+}
+
+static void clear_pending(struct rmax_win *w, int rank) {
+  if (!w->pending || !w->keys.order) return;
+  if (w->kind == RMAX_MEMH || rank < 0) memset(w->pending, 0, (size_t)w->nranks);
+  else if (rank < w->nranks) w->pending[rank] = 0;
+}
+
+/* For a memory-handle window: the parent's rank of the one target. */
+static int memh_rank(const char *routine, struct rmax_win *w, int rank, int *out) {
+  if (w->kind != RMAX_MEMH) {
+    *out = rank;
+    return MPI_SUCCESS;
+  }
+  if (rank != w->target)
+    return rmax_error(routine, w->handle,
+                      "target %d is not the memory-handle window's only target %d", rank,
+                      w->target);
+  *out = rank;
+  return MPI_SUCCESS;
+}
+
+int rmax_lock(struct rmax_win *w, int type, int rank, int assert) {
+  int r = rank, rc = memh_rank("MPI_Win_lock", w, rank, &r);
+  if (rc) return rc;
+  rc = PMPI_Win_lock(type, r, assert, w->root->handle);
+  if (rc == MPI_SUCCESS) count_lock(w->root, r, 1);
+  return rc;
+}
+
+int rmax_unlock(struct rmax_win *w, int rank) {
+  int r = rank, rc = memh_rank("MPI_Win_unlock", w, rank, &r);
+  if (rc) return rc;
+  struct rmax_win *root = w->root;
+  rc = flush_arena(root);
+  if (rc == MPI_SUCCESS) rc = PMPI_Win_unlock(r, root->handle);
+  if (rc == MPI_SUCCESS) {
+    count_lock(root, r, -1);
+    clear_pending(root, r);
+    clear_pending(w, r);
+  }
+  return rc;
+}
+
+int rmax_lock_all(struct rmax_win *w, int assert) {
+  int rc = PMPI_Win_lock_all(assert, w->root->handle);
+  if (rc == MPI_SUCCESS) count_lock(w->root, -1, 1);
+  return rc;
+}
+
+int rmax_unlock_all(struct rmax_win *w) {
+  struct rmax_win *root = w->root;
+  int rc = flush_arena(root);
+  if (rc == MPI_SUCCESS) rc = PMPI_Win_unlock_all(root->handle);
+  if (rc == MPI_SUCCESS) {
+    count_lock(root, -1, -1);
+    clear_pending(root, -1);
+    clear_pending(w, -1);
+  }
+  return rc;
+}
+
+/* flush, flush_local (local != 0), for one rank or all (rank < 0). */
+int rmax_flush(struct rmax_win *w, int rank, int local) {
+  const char *routine = local ? "MPI_Win_flush_local" : "MPI_Win_flush";
+  int rc;
+  if (w->kind == RMAX_MEMH) {
+    int r = w->target;
+    if (rank >= 0 && (rc = memh_rank(routine, w, rank, &r))) return rc;
+    rc = local ? PMPI_Win_flush_local(w->via_rank, w->via) : PMPI_Win_flush(w->via_rank, w->via);
+    if (rc == MPI_SUCCESS && !local) clear_pending(w, -1);
+    return rc;
+  }
+  struct rmax_win *root = w->root;
+  rc = flush_arena(root);
+  if (rc != MPI_SUCCESS) return rc;
+  if (rank < 0) rc = local ? PMPI_Win_flush_local_all(root->handle) : PMPI_Win_flush_all(root->handle);
+  else rc = local ? PMPI_Win_flush_local(rank, root->handle) : PMPI_Win_flush(rank, root->handle);
+  if (rc == MPI_SUCCESS && !local) {
+    clear_pending(root, rank);
+    if (w != root) clear_pending(w, rank);
+  }
+  return rc;
+}
+
+/* Active target calls: duplicates go to the parent; memory-handle windows
+ * refuse them (the paper allows passive target only). */
+int rmax_active_target(struct rmax_win *w, const char *routine, MPI_Win *real) {
+  if (w->kind == RMAX_MEMH)
+    return rmax_error(routine, w->handle,
+                      "memory-handle windows allow passive target synchronization only "
+                      "(lock/unlock on the parent window, flush)");
+  *real = w->root->handle;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,30 @@
+/* Errors of the RMA extensions: "mpisw: <routine>: <message>" under the
+ * library's usage class, raised on the window (or communicator). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "rmax/rmax.h"
+
+static int make(const char *routine, int kind, const char *fmt, va_list ap) {
+  struct mpisw_error e;
+  e.kind = kind;
+  vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+  return mpisw_error_code(routine, &e);
+}
+
+int rmax_error(const char *routine, MPI_Win win, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int code = make(routine, MPISW_K_USAGE, fmt, ap);
+  va_end(ap);
+  if (win == MPI_WIN_NULL) return mpisw_raise_noobj(code);
+  return mpisw_raise_win(win, code);
+}
+
+int rmax_error_comm(const char *routine, MPI_Comm comm, int kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int code = make(routine, kind, fmt, ap);
+  va_end(ap);
+  return mpisw_raise_comm(comm, code);
+}

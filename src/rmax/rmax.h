@@ -1,0 +1,124 @@
+/* RMA extensions (issue 5, the paper "Quo Vadis MPI RMA?"): duplicated
+ * windows, memory-handle windows, info keys mpi_win_scope / mpi_win_order /
+ * mpi_assert_accumulate_intrinsic, intrinsic-accumulate queries and
+ * remote-completing requests. Internal to libmpisw. */
+#ifndef MPISW_RMAX_H
+#define MPISW_RMAX_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "win/internal.h"
+
+enum rmax_kind {
+  RMAX_PLAIN = 0, /* a window the MPI made; tracked for its keys and epochs */
+  RMAX_DUP,       /* MPIX_Win_dup_with_info: routed to its parent */
+  RMAX_MEMH       /* MPIX_Win_from_memhandle: one target, routed to arena or parent */
+};
+
+struct rmax_keys {
+  int thread_scope;   /* mpi_win_scope=thread asked */
+  int order;          /* mpi_win_order=true asked */
+  int acc_intrinsic;  /* mpi_assert_accumulate_intrinsic=true */
+};
+
+/* Passive-target epoch bookkeeping of one real window (a root). */
+struct rmax_epoch {
+  int known;          /* tracked since the window was made */
+  int lock_all;       /* MPI_Win_lock_all depth */
+  int nranks;
+  int *locks;         /* per target: MPI_Win_lock depth */
+};
+
+struct rmax_win {
+  MPI_Win handle;          /* what the user holds */
+  int kind;
+  struct rmax_win *root;   /* the real window synchronization goes to (self for PLAIN) */
+  MPI_Win via;             /* where RMA goes: root's handle, or the arena for MEMH */
+  /* MEMH only */
+  int target;              /* the only rank allowed, in the parent's group */
+  int via_rank;            /* that rank in via's group */
+  MPI_Aint base_disp;      /* bytes added to target_disp*disp_unit */
+  MPI_Aint disp_unit, size;
+  int disp_unit_int;       /* what MPI_WIN_DISP_UNIT points at */
+  int from_arena;
+  /* keys and ordering */
+  struct rmax_keys keys;
+  int nranks;              /* group size of the root */
+  unsigned char *pending;  /* per target: an unflushed op of an ordered sequence */
+  int arena_dirty;         /* root: memhandle ops went to the arena since the last flush */
+  struct rmax_epoch ep;    /* root only */
+  int nchildren;           /* root: live dups / memhandle windows */
+  int *keyvals;            /* DUP/MEMH: user attributes set on the handle */
+  int nkeyvals;
+  pthread_mutex_t mu;
+};
+
+/* ---- table.c: handle -> state; readers never block each other ---- */
+extern volatile int mpisw_rmax_live;   /* entries in the table */
+struct rmax_win *rmax_lookup(MPI_Win win);
+int rmax_insert(struct rmax_win *w);
+void rmax_remove(struct rmax_win *w);
+struct rmax_win *rmax_new(MPI_Win handle, int kind);
+void rmax_destroy(struct rmax_win *w);
+/* The root entry of a real window, made when missing (epoch unknown then). */
+struct rmax_win *rmax_root_of(MPI_Win win);
+
+/* ---- route.c: one RMA call's target after translation ---- */
+struct rmax_op {
+  MPI_Win win;
+  int rank;
+  MPI_Aint disp;
+};
+/* Fills op (identity for windows rmax does not know); returns an MPI error
+ * (already raised on win) when the call is not allowed. */
+int rmax_route(const char *routine, MPI_Win win, int rank, MPI_Aint disp, struct rmax_op *op);
+/* The same for a window already looked up (w may be NULL). */
+int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
+                 struct rmax_op *op);
+/* The window synchronization of win applies to (the parent of a duplicate). */
+MPI_Win rmax_sync_win(MPI_Win win);
+
+/* ---- epoch.c: synchronization through handles ---- */
+void rmax_epoch_init(struct rmax_win *root, int known);
+int rmax_flush_guarded(MPI_Win win, int rank);   /* unknown epoch: errors ignored */
+
+/* ---- keys.c ---- */
+void rmax_keys_from_info(MPI_Info info, struct rmax_keys *k);
+int rmax_has_keys(MPI_Info info);
+/* Effective values written into info. */
+void rmax_keys_put(const struct rmax_win *w, MPI_Info info);
+int rmax_thread_scope_supported(void);
+int rmax_intrinsic_supported(void);
+struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info);
+
+/* ---- arena.c: MPI_Alloc_mem served from one allocated window ---- */
+int rmax_arena_init(void);            /* collective, at MPI_Init */
+void rmax_arena_finalize(void);
+MPI_Win rmax_arena_win(void);         /* MPI_WIN_NULL when disabled */
+void *rmax_arena_alloc(size_t size);  /* NULL: not from the arena */
+int rmax_arena_free(void *p);         /* 1 when p was arena memory */
+/* Offset of [p, p+size) inside this process's arena, or -1. */
+MPI_Aint rmax_arena_offset(const void *p, MPI_Aint size);
+/* Handle slots (validity generations) at the start of the arena. */
+int rmax_slot_take(uint32_t *slot, uint64_t *gen);
+void rmax_slot_release(uint32_t slot);
+/* Generation of slot at world rank owner (remote read); 0 when released. */
+int rmax_slot_read(int owner, uint32_t slot, uint64_t *gen);
+
+/* ---- handle.c: recycled local handles ---- */
+/* Gives the handle back: user attributes deleted (their delete callbacks
+ * run), name and error handler reset, kept for the next duplicate or
+ * memory-handle window (at most a few dozen), else freed. */
+int rmax_handle_release(struct rmax_win *w, MPI_Win *win);
+void rmax_handle_pool_free(void);
+void rmax_attr_note(struct rmax_win *w, int keyval, int set);
+
+/* ---- errors ---- */
+int rmax_error(const char *routine, MPI_Win win, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int rmax_error_comm(const char *routine, MPI_Comm comm, int kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif
