@@ -1526,6 +1526,12 @@ def write_readme(out):
         parts.append("Only the `smoke` suite ran here: tiny sizes that check the programs and "
                      "the driver; its figures say little about the machine.")
         parts.append("")
+    subdirs = sorted(d for d in os.listdir(out)
+                     if os.path.isfile(os.path.join(out, d, "README.md")))
+    if subdirs:
+        parts.append("Result sets kept apart (one per MPI, run with `--out results/<dir>`): "
+                     + ", ".join(f"[`{d}/`]({d}/README.md)" for d in subdirs) + ".")
+        parts.append("")
     if not docs:
         parts.append("No results yet: run `python3 bench/run.py --suite quick`.")
     for d in docs:
@@ -1563,7 +1569,12 @@ def main(argv=None):
                          "outofcore 300 s, full 1200 s); a run over it is killed and recorded as failed")
     ap.add_argument("--list", action="store_true", help="print the steps and exit")
     ap.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    ap.add_argument("--readme-only", action="store_true",
+                    help="only write OUT/README.md again from the latest JSON files in OUT")
     a = ap.parse_args(argv)
+    if a.readme_only:
+        write_readme(os.path.abspath(a.out))
+        return 0
     command = shlex.join(["python3"] + [os.path.relpath(sys.argv[0]) if argv is None
                                         else "bench/run.py"] + (sys.argv[1:] if argv is None else argv))
     a.build = os.path.abspath(a.build)
