@@ -152,7 +152,7 @@ static uint64_t block_bytes(const struct mpisw_pager *pg, uint64_t i) {
 /* Fills dst with block i from the file (zeros past EOF or in new space). */
 static int read_block(struct mpisw_pager *pg, uint64_t i, char *dst) {
   uint64_t n = block_bytes(pg, i), off = pg->file_off + i * pg->block, done = 0;
-  while (done < n && off + done < pg->zero_from) {
+  while (done < n) {
     ssize_t r = pread(pg->dfd, dst + done, n - done, (off_t)(off + done));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return errno;
