@@ -111,26 +111,27 @@ static uint32_t ring_pop(struct ring *r) {
   return x;
 }
 
-/* Change detection, not cryptography: eight independent multiply lanes. */
+/* Change detection, not cryptography: a Fletcher-style sum in four lanes
+ * (position-dependent, so moved or swapped words change it), fast enough to
+ * run on every block the pager loads or evicts clean. */
 static uint64_t hash_block(const void *p, uint64_t n) {
   const uint64_t *w = p;
-  uint64_t acc[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  static const uint64_t key[8] = {0x9E3779B185EBCA87ull, 0xC2B2AE3D27D4EB4Full,
-                                  0x165667B19E3779F9ull, 0x85EBCA77C2B2AE63ull,
-                                  0x27D4EB2F165667C5ull, 0x94D049BB133111EBull,
-                                  0xBF58476D1CE4E5B9ull, 0xD6E8FEB86659FD93ull};
-  for (uint64_t i = 0; i + 8 <= n / 8; i += 8)
-    for (int j = 0; j < 8; j++) {
-      uint64_t x = w[i + j] ^ key[j];
-      acc[j] += w[i + (j ^ 1)] + (x & 0xffffffffu) * (x >> 32);
-    }
-  uint64_t h = n;
-  for (int j = 0; j < 8; j++) {
-    h ^= acc[j] + key[j];
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
+  uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  for (uint64_t i = 0; i + 4 <= n / 8; i += 4) {
+    a0 += w[i];
+    a1 += w[i + 1];
+    a2 += w[i + 2];
+    a3 += w[i + 3];
+    b0 += a0;
+    b1 += a1;
+    b2 += a2;
+    b3 += a3;
   }
-  return h;
+  uint64_t h = n ^ a0 ^ (a1 << 1) ^ (a2 << 2) ^ (a3 << 3);
+  h = (h ^ b0) * 0xff51afd7ed558ccdull;
+  h = (h ^ b1 ^ (h >> 29)) * 0xc4ceb9fe1a85ec53ull;
+  h = (h ^ b2 ^ (h >> 31)) * 0xff51afd7ed558ccdull;
+  return (h ^ b3 ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
 }
 
 static void set_error(struct mpisw_pager *pg, int err, const char *what) {
@@ -599,6 +600,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->block = o->block ? o->block : 2u << 20;
   pg->nblocks = (len + pg->block - 1) / pg->block;
   pg->nworkers = o->workers > 0 ? o->workers : 4;
+  if (pg->nworkers > 64) pg->nworkers = 64;
   pg->last_fault = -2;
   uint64_t max = o->memory / pg->block;
   pg->max = max < 4 ? 4 : max;

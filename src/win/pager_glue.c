@@ -43,6 +43,9 @@ void mpisw_pager_attach(struct mpisw_place *p) {
   if (p->h.backend != MPISW_BACKEND_PAGER || !l->map_file_len || !p->region.reserve) return;
   struct mpisw_pager_opts o = {.block = block_size(), .memory = pager_memory(p),
                                .readahead = -1, .debug = debug};
+  const char *w = getenv("MPISW_PAGER_WORKERS"), *ra = getenv("MPISW_PAGER_READAHEAD");
+  if (w && *w) o.workers = atoi(w);
+  if (ra && *ra) o.readahead = atoi(ra);
   if (p->h.access & MPISW_ACCESS_RANDOM) o.readahead = 0;
   uint64_t zero_from = p->file.blockdev ? UINT64_MAX : p->file.old_size;
   struct mpisw_error e;
