@@ -192,11 +192,13 @@ static int write_block(struct mpisw_pager *pg, uint64_t i, const char *src) {
 
 /* ------------------------------------------------------ kernel helpers */
 
-static int uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n) {
+/* wp: map write-protected (clean); without it the pages count as written,
+ * which saves a write-protect fault per page of a block loaded for a write. */
+static int uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp) {
   uint64_t done = 0;
   while (done < n) {
     struct uffdio_copy c = {.dst = (uintptr_t)(dst + done), .src = (uintptr_t)(src + done),
-                            .len = n - done, .mode = UFFDIO_COPY_MODE_WP};
+                            .len = n - done, .mode = wp ? UFFDIO_COPY_MODE_WP : 0};
     if (ioctl(pg->uffd, UFFDIO_COPY, &c) == 0) return 0;
     if (c.copy > 0) done += (uint64_t)c.copy;
     else if (errno == EEXIST) { /* a page is there already: skip it */
@@ -257,7 +259,7 @@ static void maybe_evict_locked(struct mpisw_pager *pg) {
 /* --------------------------------------------------------------- loads */
 
 /* Loads block i into memory through buf. Caller set LOADING and counted it. */
-static void load(struct mpisw_pager *pg, uint64_t i, char *buf) {
+static void load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   struct block *bl = &pg->b[i];
   uint64_t n = block_bytes(pg, i);
   char *dst = pg->addr + i * pg->block;
@@ -276,7 +278,7 @@ static void load(struct mpisw_pager *pg, uint64_t i, char *buf) {
     }
     h = hash_block(buf, n);
   }
-  int crc = uffd_copy(pg, dst, buf, n);
+  int crc = uffd_copy(pg, dst, buf, n, !for_write);
   if (crc && pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_COPY of block %llu: %s\n", (unsigned long long)i, strerror(crc));
   if (crc && crc != ENOENT && crc != ESRCH) set_error(pg, crc, "UFFDIO_COPY");
   pthread_mutex_lock(&pg->mu);
@@ -308,7 +310,7 @@ static void readahead_locked(struct mpisw_pager *pg, uint64_t i) {
 }
 
 /* One missing-page fault at byte offset off of the range. */
-static void serve_fault(struct mpisw_pager *pg, uint64_t off) {
+static void serve_fault(struct mpisw_pager *pg, uint64_t off, int write) {
   uint64_t i = off / pg->block;
   struct block *bl = &pg->b[i];
   pthread_mutex_lock(&pg->mu);
@@ -333,7 +335,7 @@ static void serve_fault(struct mpisw_pager *pg, uint64_t off) {
   pg->held++;
   if (seq) readahead_locked(pg, i);
   pthread_mutex_unlock(&pg->mu);
-  load(pg, i, pg->fault_buf);
+  load(pg, i, pg->fault_buf, write);
 }
 
 /* Faults inside the staging slots (only holes of a moved block): zeros. */
@@ -360,7 +362,8 @@ static void *fault_main(void *arg) {
       if (msg[k].event != UFFD_EVENT_PAGEFAULT) continue;
       uint64_t a = msg[k].arg.pagefault.address;
       if (a >= (uintptr_t)pg->addr && a < (uintptr_t)pg->addr + pg->len)
-        serve_fault(pg, a - (uintptr_t)pg->addr);
+        serve_fault(pg, a - (uintptr_t)pg->addr,
+                    (msg[k].arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) != 0);
       else if (a >= (uintptr_t)pg->slots && a < (uintptr_t)pg->slots + slots_len)
         serve_slot_fault(pg, a);
     }
@@ -516,7 +519,7 @@ static void *worker_main(void *arg) {
       pg->held++;
       pg->st.readaheads++;
       pthread_mutex_unlock(&pg->mu);
-      load(pg, i, buf);
+      load(pg, i, buf, 0);
     }
     pthread_mutex_lock(&pg->mu);
   }
