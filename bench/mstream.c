@@ -60,6 +60,7 @@ struct options {
   const char *path;     /* directory of the window files */
   int target_next;      /* 0: each rank targets itself; 1: rank + 1 */
   const char *access;   /* access_style hint, or NULL */
+  const char *backend;  /* storage_backend hint (mmap or pager), or NULL */
   int sync;             /* call MPI_Win_sync in the last timed epoch */
 };
 
@@ -139,6 +140,7 @@ static void usage(FILE *f)
     "                 removed at the end (default /tmp)\n"
     "  --target T     self or next: whose window each rank accesses (default self)\n"
     "  --access STYLE access_style hint for the storage part (e.g. sequential)\n"
+    "  --backend B    storage_backend hint: mmap (default) or pager\n"
     "  --no-sync      skip the final MPI_Win_sync (page cache only)\n"
     "  --help         this message\n"
     "Prints one JSON line per kernel on stdout; progress goes to stderr.\n");
@@ -187,7 +189,7 @@ static int parse_factor(const char *s)
 static int parse_options(int argc, char **argv, struct options *o)
 {
   enum { O_KERNEL = 256, O_SIZE, O_SEGMENT, O_ITERS, O_KIND, O_FACTOR, O_ORDER,
-         O_PATH, O_TARGET, O_ACCESS, O_NOSYNC, O_HELP };
+         O_PATH, O_TARGET, O_ACCESS, O_NOSYNC, O_HELP, O_BACKEND };
   static const struct option longopts[] = {
     {"kernel", required_argument, NULL, O_KERNEL},
     {"size", required_argument, NULL, O_SIZE},
@@ -199,6 +201,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     {"path", required_argument, NULL, O_PATH},
     {"target", required_argument, NULL, O_TARGET},
     {"access", required_argument, NULL, O_ACCESS},
+    {"backend", required_argument, NULL, O_BACKEND},
     {"no-sync", no_argument, NULL, O_NOSYNC},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0}};
@@ -260,6 +263,9 @@ static int parse_options(int argc, char **argv, struct options *o)
       if (strcmp(optarg, "self") && strcmp(optarg, "next"))
         return bad_value("--target", optarg, "self or next");
       o->target_next = strcmp(optarg, "next") == 0;
+      break;
+    case O_BACKEND:
+      o->backend = optarg; /* the library validates it */
       break;
     case O_ACCESS:
       o->access = optarg; /* the library validates the list */
@@ -461,8 +467,12 @@ static MPI_Info window_info(const struct options *o)
     MPI_CHECK(MPI_Info_set(info, MPISW_HINT_FACTOR, o->factor));
   if (o->access)
     MPI_CHECK(MPI_Info_set(info, MPISW_HINT_ACCESS_STYLE, o->access));
+  if (o->backend)
+    MPI_CHECK(MPI_Info_set(info, "storage_backend", o->backend));
   return info;
 }
+
+static char effective_backend[32]; /* storage_backend of the last window, "" if none */
 
 static MPI_Win allocate_window(const struct options *o)
 {
@@ -474,6 +484,15 @@ static MPI_Win allocate_window(const struct options *o)
   MPI_CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   if (info != MPI_INFO_NULL)
     MPI_CHECK(MPI_Info_free(&info));
+  /* The backend in effect (the pager falls back to mmap where it cannot run). */
+  MPI_Info used;
+  int flag = 0;
+  MPI_CHECK(MPI_Win_get_info(win, &used));
+  MPI_CHECK(MPI_Info_get(used, "storage_backend", (int)sizeof effective_backend - 1,
+                         effective_backend, &flag));
+  if (!flag)
+    effective_backend[0] = 0;
+  MPI_CHECK(MPI_Info_free(&used));
   return win;
 }
 
@@ -623,6 +642,11 @@ static void print_json(const struct options *o, enum kernel k, double factor,
   fputs(",\"access\":", f);
   if (o->access)
     json_string(f, o->access);
+  else
+    fputs("null", f);
+  fputs(",\"backend\":", f);
+  if (effective_backend[0])
+    json_string(f, effective_backend);
   else
     fputs("null", f);
   fputs(",\"path\":", f);

@@ -12,7 +12,8 @@ const char *const mpisw_hint_keys[] = {
     "alloc_type",           "storage_alloc_filename", "storage_alloc_offset",
     "storage_alloc_factor", "storage_alloc_order",    "storage_alloc_unlink",
     "storage_alloc_discard", "access_style",          "file_perm",
-    "striping_factor",      "striping_unit",          NULL};
+    "striping_factor",      "striping_unit",          "storage_backend",
+    "storage_pager_memory", NULL};
 
 static const struct {
   const char *name;
@@ -166,6 +167,13 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
   } else if (!strcmp(key, "striping_factor")) {
     if (parse_positive_long(value, &h->striping_factor))
       return bad(e, key, value, "a positive integer");
+  } else if (!strcmp(key, "storage_backend")) {
+    if (!strcmp(value, "mmap")) h->backend = MPISW_BACKEND_MMAP;
+    else if (!strcmp(value, "pager")) h->backend = MPISW_BACKEND_PAGER;
+    else return bad(e, key, value, "'mmap' or 'pager'");
+  } else if (!strcmp(key, "storage_pager_memory")) {
+    if (mpisw_parse_size(value, &h->pager_memory) || h->pager_memory == 0)
+      return bad(e, key, value, "a positive byte count (K/M/G suffixes allowed)");
   } else if (!strcmp(key, "striping_unit")) {
     if (parse_positive_long(value, &h->striping_unit))
       return bad(e, key, value, "a positive integer (bytes)");

@@ -34,7 +34,12 @@ struct mpisw_hints {
   int file_perm;                     /* -1: default 0600 */
   long striping_factor;              /* 0: not given */
   long striping_unit;
+  /* storage backend (docs/PAGER.md) */
+  int backend;                       /* MPISW_BACKEND_* */
+  uint64_t pager_memory;             /* storage_pager_memory; 0: derived from the budget */
 };
+
+enum { MPISW_BACKEND_MMAP = 0, MPISW_BACKEND_PAGER = 1 };
 
 void mpisw_hints_init(struct mpisw_hints *h);
 

@@ -30,6 +30,11 @@ static void put_placement(MPI_Info info, const struct mpisw_place *p) {
     mpisw_access_format(p->h.access, buf, sizeof buf);
     set(info, "access_style", buf);
   }
+  set(info, "storage_backend", p->pager ? "pager" : "mmap");
+  if (p->pager) {
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->pager_memory);
+    set(info, "storage_pager_memory", buf);
+  }
   if (p->h.striping_factor) {
     snprintf(buf, sizeof buf, "%ld", p->h.striping_factor);
     set(info, "striping_factor", buf);

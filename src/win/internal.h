@@ -74,6 +74,8 @@ struct mpisw_place {
   int shm_fd;                    /* shared windows: the memory part's fd, else -1 */
   uint64_t budget_taken;
   double factor;                 /* storage share actually used */
+  struct mpisw_pager *pager;     /* storage_backend=pager running, else NULL */
+  uint64_t pager_memory;         /* bytes the pager may hold */
 };
 
 /* Places size bytes for one process: file named by the hints (expanded with
@@ -181,5 +183,15 @@ void mpisw_rmax_put_info(MPI_Win win, MPI_Info info);
 int mpisw_rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled);
 int mpisw_rmax_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int mpisw_rmax_free_mem(void *base);
+
+/* ---- pager_glue.c: the user-level pager backend (docs/PAGER.md) ---- */
+struct mpisw_pager;
+/* After mapping: starts the pager if the hints ask for it; on any obstacle
+ * leaves the mmap backend and sets p->h.backend to MPISW_BACKEND_MMAP. */
+void mpisw_pager_attach(struct mpisw_place *p);
+int mpisw_pager_place_sync(struct mpisw_place *p, struct mpisw_error *e);
+void mpisw_pager_detach(struct mpisw_place *p);   /* before unmapping */
+/* Hint for an RMA layer: [addr, addr+len) is about to be overwritten whole. */
+void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_t len);
 
 #endif

@@ -51,6 +51,7 @@ int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64
     mpisw_file_rollback(&p->file);
     return -1;
   }
+  mpisw_pager_attach(p);
   finish(p);
   return 0;
 }
@@ -58,7 +59,7 @@ int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64
 int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
   if (!p->region.l.sto_len) return 0;
   double t0 = mpisw_now();
-  int rc = mpisw_region_sync(&p->region, e);
+  int rc = p->pager ? mpisw_pager_place_sync(p, e) : mpisw_region_sync(&p->region, e);
   double dt = mpisw_now() - t0;
   pthread_mutex_lock(&mpisw_lock);
   mpisw_stats.sync_seconds += dt;
@@ -76,6 +77,7 @@ int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
 int mpisw_place_release(struct mpisw_place *p, int sync, struct mpisw_error *e) {
   int rc = 0;
   if (sync && !p->h.discard) rc = mpisw_place_sync(p, e);
+  if (p->pager) mpisw_pager_detach(p);
   mpisw_region_unmap(&p->region);
   mpisw_file_close(&p->file, p->remove_at_free);
   if (p->shm_fd >= 0) close(p->shm_fd);
@@ -98,6 +100,7 @@ void mpisw_place_count(const struct mpisw_place *p, int shared) {
 }
 
 void mpisw_place_undo(struct mpisw_place *p) {
+  if (p->pager) mpisw_pager_detach(p);
   mpisw_region_unmap(&p->region);
   mpisw_file_rollback(&p->file);
   if (p->shm_fd >= 0) close(p->shm_fd);

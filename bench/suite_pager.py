@@ -1,0 +1,133 @@
+"""Suite `backends`: storage-window backends (mmap, the reference, and the
+user-level pager, docs/PAGER.md) against each other and against fio's
+O_DIRECT sequential write, out of core and in the page cache.
+
+  python3 bench/run.py --suite backends --build build/mpich --reps 3
+"""
+import os
+
+SUITES = {"backends": "storage_backend=mmap vs pager: out of core (2 GiB window in a "
+                      "384 MiB cgroup, SEQ and RND) and in the page cache (1 GiB), "
+                      "with fio O_DIRECT write as the device's limit"}
+
+# mstream records carry the backend in effect (MPI_Win_get_info).
+KEY_FIELDS = {"mstream": ["kernel", "kind", "factor", "order", "ranks", "size", "segment",
+                          "iters", "sync", "target", "access", "memlimit", "backend"]}
+
+BACKENDS = ["mmap", "pager"]
+KERNELS = [("SEQ", "sequential"), ("RND", "random")]
+INCACHE_SIZE_GIB = 1
+
+
+def steps(suite, a, R):
+    if suite != "backends":
+        return []
+    timeout = 300
+    out = R.fio_steps(1 * R.GiB, timeout, tests=["write_direct", "read_cold"])
+    for kernel, hint in KERNELS:
+        for backend in BACKENDS:
+            args = ["--kernel", kernel, "--size", str(R.OOC_SIZE), "--segment",
+                    str(R.OOC_SEGMENT), "--iters", str(R.OOC_ITERS), "--kind", "storage",
+                    "--access", hint, "--backend", backend]
+            label = (f"mstream {kernel} storage {R.human_bytes(R.OOC_SIZE)} x{R.OOC_ITERS} "
+                     f"{R.OOC_TAG} in {R.human_bytes(R.OOC_MEMLIMIT)} backend={backend}")
+            out.append(R.Step("mstream", label, args, ranks=1, timeout=timeout,
+                              memlimit=R.OOC_MEMLIMIT,
+                              extra={"order": "memory_first", "memlimit": R.OOC_MEMLIMIT,
+                                     "access": hint, "backend": backend}))
+    size = INCACHE_SIZE_GIB * R.GiB
+    for kernel, hint in KERNELS:
+        for backend in BACKENDS:
+            args = ["--kernel", kernel, "--size", str(size), "--segment", str(R.OOC_SEGMENT),
+                    "--iters", "3", "--kind", "storage", "--access", hint,
+                    "--backend", backend]
+            label = (f"mstream {kernel} storage {R.human_bytes(size)} x3 in page cache "
+                     f"backend={backend}")
+            out.append(R.Step("mstream", label, args, ranks=1, timeout=timeout,
+                              extra={"order": "memory_first", "memlimit": None,
+                                     "access": hint, "backend": backend}))
+    return out
+
+
+def _bw(runs, R, backend, kernel, ooc):
+    recs = [r for r in runs if r.get("bench") == "mstream" and r.get("backend") == backend
+            and r.get("kernel") == kernel and r.get("sync") is True
+            and bool(r.get("memlimit")) == ooc and r.get("size") ==
+            (R.OOC_SIZE if ooc else INCACHE_SIZE_GIB * R.GiB)]
+    d = {}
+    for r in recs:
+        if isinstance(r.get("bw_MiBps"), (int, float)):
+            d.setdefault(r["rep"], r["bw_MiBps"])
+    return d
+
+
+def ratios(runs, R):
+    if not any(r.get("bench") == "mstream" and r.get("backend") == "pager" for r in runs):
+        return []
+    out = []
+    direct = R.by_rep(runs, "MiBps", bench="fio", test="write_direct")
+    where = f"{R.human_bytes(R.OOC_SIZE)} in {R.human_bytes(R.OOC_MEMLIMIT)}"
+    for kernel, _ in KERNELS:
+        pager = _bw(runs, R, "pager", kernel, True)
+        mmap = _bw(runs, R, "mmap", kernel, True)
+        for name, num, den, what in (
+                (f"backends: pager {kernel} / fio O_DIRECT write", pager, direct,
+                 "storage_backend=pager"),
+                (f"backends: mmap {kernel} / fio O_DIRECT write", mmap, direct,
+                 "storage_backend=mmap"),
+                (f"backends: pager / mmap {kernel}", pager, mmap, "pager over mmap")):
+            s = R.ratio_stats(num, den)
+            if s:
+                out.append({"name": name, "which": f"out of core, {where}",
+                            "detail": f"mstream {kernel} storage window with sync, {what}, "
+                                      f"{where} memory cgroup, bw_MiBps per rep", **s})
+    for kernel, _ in KERNELS:
+        s = R.ratio_stats(_bw(runs, R, "pager", kernel, False), _bw(runs, R, "mmap", kernel, False))
+        if s:
+            out.append({"name": f"backends: pager / mmap {kernel} in page cache",
+                        "which": f"{INCACHE_SIZE_GIB} GiB, no cgroup",
+                        "detail": f"mstream {kernel} storage window with sync, "
+                                  f"{INCACHE_SIZE_GIB} GiB, bw_MiBps per rep", **s})
+    return out
+
+
+def plot(suite, summary, runs, out, stamp, R, plt):
+    if suite != "backends":
+        return {}
+    groups = [(k, True) for k, _ in KERNELS] + [(k, False) for k, _ in KERNELS]
+    fig, ax = plt.subplots(figsize=(8.5, 4.6))
+    width = 0.38
+    for j, (backend, color) in enumerate((("mmap", "tab:blue"), ("pager", "tab:orange"))):
+        xs, ys, lo, hi = [], [], [], []
+        for i, (kernel, ooc) in enumerate(groups):
+            s = R.stats(list(_bw(runs, R, backend, kernel, ooc).values()))
+            if not s:
+                continue
+            xs.append(i + (j - 0.5) * width)
+            ys.append(s["median"])
+            lo.append(s["median"] - s["min"])
+            hi.append(s["max"] - s["median"])
+        if xs:
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, color=color,
+                   label=f"storage_backend={backend}")
+    direct = R.stats(list(R.by_rep(runs, "MiBps", bench="fio", test="write_direct").values()))
+    if direct:
+        ax.axhline(direct["median"], color="tab:red", ls="--", label="fio write O_DIRECT")
+        ax.axhline(0.9 * direct["median"], color="tab:red", ls=":", label="0.9 × fio O_DIRECT")
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([f"{k}\n" + (f"out of core ({R.human_bytes(R.OOC_SIZE)} in "
+                                    f"{R.human_bytes(R.OOC_MEMLIMIT)})" if ooc else
+                                    f"page cache ({INCACHE_SIZE_GIB} GiB)")
+                        for k, ooc in groups], fontsize=8)
+    ax.set_ylabel("mstream bandwidth with sync, MiB/s")
+    ax.set_title(f"Storage-window backends (median, min–max over reps); {stamp}", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    name = f"{suite}-backends.png"
+    fig.savefig(os.path.join(out, name), dpi=110)
+    plt.close(fig)
+    return {"backends": name}
+
+
+def readme(doc, R):
+    return []

@@ -1,0 +1,56 @@
+/* The user-level pager: a storage range kept in anonymous memory that
+ * userfaultfd fills from the file (O_DIRECT reads of aligned blocks), with
+ * dirty pages tracked by asynchronous userfaultfd write-protection, written
+ * back with O_DIRECT by worker threads, and evicted under a memory limit.
+ * MPI-free (unit-tested without MPI); docs/PAGER.md explains the design. */
+#ifndef MPISW_CORE_PAGER_H
+#define MPISW_CORE_PAGER_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+
+struct mpisw_pager;
+
+struct mpisw_pager_opts {
+  uint64_t block;       /* bytes per block, a page multiple (0: 2 MiB) */
+  uint64_t memory;      /* bytes of blocks the pager may hold (at least 4 blocks) */
+  int workers;          /* I/O threads (0: 4) */
+  int readahead;        /* blocks read ahead of a sequential stream; -1: default */
+  int debug;            /* statistics and decisions on stderr */
+};
+
+/* The range [addr, addr+len) (page-aligned, already reserved by the caller)
+ * mirrors file bytes [file_off, file_off+len) of fd (file_off page-aligned).
+ * Only file bytes below data_end are ever written; file bytes at or above
+ * zero_from read as zeros without I/O (space the caller just created).
+ * On success the range is anonymous memory served by the pager. On failure
+ * (no userfaultfd, missing kernel features, no O_DIRECT) *e says why and the
+ * range is left as it was. */
+struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t file_off,
+                                      uint64_t data_end, uint64_t zero_from,
+                                      const struct mpisw_pager_opts *o, struct mpisw_error *e);
+
+/* 0 when this process can run a pager at all, else -1 with the reason. */
+int mpisw_pager_probe(struct mpisw_error *e);
+
+/* Writes back every block written since its last write-back, then fdatasync:
+ * durable on return. Also reports an I/O error a background thread met. */
+int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e);
+
+/* Hint: [addr, addr+len) is about to be overwritten entirely, so blocks it
+ * covers completely need not be read from the file. */
+void mpisw_pager_will_overwrite(struct mpisw_pager *pg, const void *addr, uint64_t len);
+
+/* Stops the threads and unregisters the range (no write-back: sync first).
+ * The range keeps what is resident; the caller unmaps it. */
+void mpisw_pager_stop(struct mpisw_pager *pg);
+
+struct mpisw_pager_stats {
+  uint64_t faults, loads, zero_loads, readaheads, evictions, writebacks;
+  uint64_t bytes_read, bytes_written, move_failures;
+  uint64_t block, max_blocks;
+};
+void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s);
+
+#endif

@@ -1,0 +1,76 @@
+/* The pager backend of a placed range (docs/PAGER.md): chosen with
+ * storage_backend=pager, it takes over the storage part that place.c mapped
+ * from the file. Whenever the pager cannot run (no userfaultfd privilege, an
+ * older kernel, a file system without O_DIRECT) the file mapping stays and
+ * the window reports storage_backend=mmap: a fallback never fails a call. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pager.h"
+#include "win/internal.h"
+
+static int debug_enabled(void) {
+  const char *d = getenv("MPISW_PAGER_DEBUG");
+  return d && *d && strcmp(d, "0") != 0;
+}
+
+static uint64_t block_size(void) {
+  const char *s = getenv("MPISW_PAGER_BLOCK");
+  uint64_t b = 0, page = mpisw_page_size();
+  if (s && *s && (mpisw_parse_size(s, &b) || b < page || b % page)) {
+    fprintf(stderr, "mpisw: MPISW_PAGER_BLOCK='%s' is not a multiple of %llu bytes; "
+            "using 2M\n", s, (unsigned long long)page);
+    b = 0;
+  }
+  return b ? b : 2u << 20;
+}
+
+/* storage_pager_memory, or 3/4 of what the memory budget leaves after the
+ * range's own memory part. */
+static uint64_t pager_memory(const struct mpisw_place *p) {
+  if (p->h.pager_memory) return p->h.pager_memory;
+  uint64_t left = mpisw_budget_left(1);
+  if (left == UINT64_MAX) return 1ull << 30;
+  left = left > p->region.l.mem_len ? left - p->region.l.mem_len : 0;
+  return left / 4 * 3;
+}
+
+void mpisw_pager_attach(struct mpisw_place *p) {
+  const struct mpisw_layout *l = &p->region.l;
+  int debug = debug_enabled();
+  p->pager = NULL;
+  if (p->h.backend != MPISW_BACKEND_PAGER || !l->map_file_len || !p->region.reserve) return;
+  struct mpisw_pager_opts o = {.block = block_size(), .memory = pager_memory(p),
+                               .readahead = -1, .debug = debug};
+  const char *w = getenv("MPISW_PAGER_WORKERS"), *ra = getenv("MPISW_PAGER_READAHEAD");
+  if (w && *w) o.workers = atoi(w);
+  if (ra && *ra) o.readahead = atoi(ra);
+  /* Random access still reads segments of several blocks in order; the pager
+   * reads ahead only after two faults in a row, so a short read-ahead costs
+   * nothing on truly random pages (measured: RND out of core +15%). */
+  if (p->h.access & MPISW_ACCESS_RANDOM) o.readahead = 4;
+  uint64_t zero_from = p->file.blockdev ? UINT64_MAX : p->file.old_size;
+  struct mpisw_error e;
+  p->pager = mpisw_pager_start(p->region.reserve + l->map_file_at, l->map_file_len, p->file.fd,
+                               l->map_file_off, l->file_off + l->sto_len, zero_from, &o, &e);
+  if (!p->pager) {
+    p->h.backend = MPISW_BACKEND_MMAP; /* what MPI_Win_get_info reports */
+    if (debug) fprintf(stderr, "mpisw: storage_backend=pager falls back to mmap: %s\n", e.msg);
+    return;
+  }
+  p->pager_memory = o.memory;
+}
+
+int mpisw_pager_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
+  return mpisw_pager_sync(p->pager, e);
+}
+
+void mpisw_pager_detach(struct mpisw_place *p) {
+  mpisw_pager_stop(p->pager);
+  p->pager = NULL;
+}
+
+void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_t len) {
+  if (p->pager) mpisw_pager_will_overwrite(p->pager, addr, len);
+}

@@ -1,0 +1,175 @@
+/*
+ * storage_backend=pager (docs/PAGER.md) through MPI:
+ *   roundtrip  fill, read back, MPI_Win_sync, the file holds the data
+ *   evict      a window 16x the pager's memory: written, re-read after
+ *              eviction, rewritten in part, durable after MPI_Win_sync
+ *   combined   storage_alloc_factor=0.5: memory part + pager part
+ *   remote     every rank puts into and gets from the next rank's window
+ *   fallback   no userfaultfd (run as nobody): mmap, reported in the info
+ *   shared     MPI_Win_allocate_shared asks for the pager: mmap, reported
+ *   invalid    bad storage_backend / storage_pager_memory values fail clearly
+ * The pager's block is set small (MPISW_PAGER_BLOCK) by the registration so
+ * that little memory means many blocks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+#define MIB (1024 * 1024)
+
+static void expect_backend(MPI_Win win, const char *want) {
+  const char *b = tl_win_info(win, "storage_backend");
+  CHECK(b && !strcmp(b, want), "storage_backend is '%s', expected '%s'", b ? b : "(none)", want);
+}
+
+static void test_roundtrip(void) {
+  const char *fn = tl_path("rt-%d.win", tl_rank);
+  size_t n = 8 * MIB;
+  char *base;
+  MPI_Win win;
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
+            "storage_alloc_unlink=false");
+  expect_backend(win, "pager");
+  CHECK(tl_win_info_number(win, "storage_pager_memory") > 0, "storage_pager_memory missing");
+  for (size_t i = 0; i < n; i++) CHECK(base[i] == 0, "fresh window byte %zu is not zero", i);
+  tl_fill(base, n, 11 + tl_rank, 0);
+  long bad = tl_verify(base, n, 11 + tl_rank, 0);
+  CHECK(bad < 0, "window byte %ld wrong after fill", bad);
+  TL_SYNC(win);
+  CHECK_FILE_PATTERN(fn, 0, n, 11 + tl_rank, 0); /* durable, through another descriptor */
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK_FILE_PATTERN(fn, 0, n, 11 + tl_rank, 0);
+}
+
+static void test_evict(void) {
+  const char *fn = tl_path("ev-%d.win", tl_rank);
+  size_t n = 16 * MIB;
+  char *base;
+  MPI_Win win;
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
+            "storage_pager_memory=1M", "storage_alloc_unlink=false");
+  expect_backend(win, "pager");
+  tl_fill(base, n, 21 + tl_rank, 0);
+  long bad = tl_verify(base, n, 21 + tl_rank, 0); /* re-read after eviction */
+  CHECK(bad < 0, "window byte %ld wrong after eviction and re-read", bad);
+  for (size_t p = 0; p < n; p += 2 * tl_page) tl_fill(base + p, tl_page, 31, p);
+  TL_SYNC(win);
+  for (size_t p = 0; p < n; p += tl_page) {
+    unsigned seed = (p / tl_page) % 2 ? 21 + tl_rank : 31;
+    bad = tl_verify(base + p, tl_page, seed, p);
+    CHECK(bad < 0, "window page %zu wrong after rewrite", p / tl_page);
+    if ((p / tl_page) % 64 == 0) CHECK_FILE_PATTERN(fn, (off_t)p, tl_page, seed, p);
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+  for (size_t p = tl_page; p < n; p += 16 * tl_page) CHECK_FILE_PATTERN(fn, (off_t)p, tl_page, 21 + tl_rank, p);
+}
+
+static void test_combined(void) {
+  const char *fn = tl_path("cb-%d.win", tl_rank);
+  size_t n = 8 * MIB;
+  char *base;
+  MPI_Win win;
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
+            "storage_alloc_factor=0.5", "storage_pager_memory=1M", "storage_alloc_unlink=false");
+  expect_backend(win, "pager");
+  tl_fill(base, n, 41 + tl_rank, 0);
+  TL_SYNC(win);
+  long bad = tl_verify(base, n, 41 + tl_rank, 0);
+  CHECK(bad < 0, "combined window byte %ld wrong", bad);
+  CHECK_FILE_PATTERN(fn, 0, n / 2, 41 + tl_rank, n / 2); /* memory_first: file = 2nd half */
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void test_remote(void) {
+  const char *fn = tl_path("rm-%d.win", tl_rank);
+  size_t n = 8 * MIB, chunk = MIB / 2;
+  char *base;
+  MPI_Win win;
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
+            "storage_pager_memory=1M", "storage_alloc_unlink=false");
+  expect_backend(win, "pager");
+  int to = (tl_rank + 1) % tl_size, from = (tl_rank + tl_size - 1) % tl_size;
+  char *buf = malloc(n), *back = malloc(n);
+  tl_fill(buf, n, 51 + tl_rank, 0);
+  for (size_t off = 0; off < n; off += chunk) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+    CHECK_MPI(MPI_Put(buf + off, (int)chunk, MPI_BYTE, to, (MPI_Aint)off, (int)chunk, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_unlock(to, win));
+  }
+  for (size_t off = 0; off < n; off += chunk) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+    CHECK_MPI(MPI_Get(back + off, (int)chunk, MPI_BYTE, to, (MPI_Aint)off, (int)chunk, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_unlock(to, win));
+  }
+  CHECK(memcmp(buf, back, n) == 0, "get from rank %d differs from what was put", to);
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  TL_SYNC(win);
+  long bad = tl_verify(base, n, 51 + from, 0);
+  CHECK(bad < 0, "window byte %ld (put by rank %d) wrong", bad, from);
+  CHECK_FILE_PATTERN(fn, 0, n, 51 + from, 0);
+  CHECK_MPI(MPI_Win_free(&win));
+  free(buf);
+  free(back);
+}
+
+static void test_fallback(void) {
+  const char *fn = tl_path("fb-%d.win", tl_rank);
+  size_t n = 4 * MIB;
+  char *base;
+  MPI_Win win;
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
+            "storage_alloc_unlink=false");
+  expect_backend(win, "mmap");
+  CHECK(tl_win_info(win, "storage_pager_memory") == NULL, "storage_pager_memory shown for mmap");
+  tl_fill(base, n, 61 + tl_rank, 0);
+  TL_SYNC(win);
+  CHECK_FILE_PATTERN(fn, 0, n, 61 + tl_rank, 0);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void test_shared(void) {
+  MPI_Comm node;
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Info info = tl_sinfo(tl_path("sh.win"), "storage_backend=pager", NULL);
+  char *base;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate_shared(MIB, 1, info, node, &base, &win));
+  expect_backend(win, "mmap");
+  memset(base, 7, MIB);
+  TL_SYNC(win);
+  CHECK_MPI(MPI_Win_free(&win));
+  MPI_Info_free(&info);
+  MPI_Comm_free(&node);
+}
+
+static void test_invalid(void) {
+  /* (no empty value: Open MPI refuses it in MPI_Info_set already) */
+  const char *bad[][2] = {{"storage_backend", "bogus"}, {"storage_backend", "Pager"},
+                          {"storage_pager_memory", "0"}, {"storage_pager_memory", "lots"}};
+  for (int k = 0; k < 4; k++) {
+    char kv[128];
+    snprintf(kv, sizeof kv, "%s=%s", bad[k][0], bad[k][1]);
+    MPI_Info info = tl_sinfo(tl_path("inv.win"), kv, NULL);
+    void *base;
+    MPI_Win win;
+    int rc = MPI_Win_allocate(MIB, 1, info, MPI_COMM_WORLD, &base, &win);
+    EXPECT_ERR(rc, MPISW_ERR_HINT, bad[k][0], k < 2 ? "'mmap' or 'pager'" : "positive byte count");
+    MPI_Info_free(&info);
+  }
+}
+
+int main(int argc, char **argv) {
+  tl_init(&argc, &argv);
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (!strcmp(mode, "roundtrip")) test_roundtrip();
+  else if (!strcmp(mode, "evict")) test_evict();
+  else if (!strcmp(mode, "combined")) test_combined();
+  else if (!strcmp(mode, "remote")) test_remote();
+  else if (!strcmp(mode, "fallback")) test_fallback();
+  else if (!strcmp(mode, "shared")) test_shared();
+  else if (!strcmp(mode, "invalid")) test_invalid();
+  else CHECK(0, "unknown mode '%s'", mode);
+  return tl_finish();
+}

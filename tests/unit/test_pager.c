@@ -1,0 +1,220 @@
+/* The pager core without MPI: round trips through a small memory limit
+ * (eviction and re-read), durability after sync, fresh space read as zeros
+ * without I/O, a partial last page, concurrent writers, the overwrite hint. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "core/pager.h"
+
+#define BLOCK (64u << 10)
+#define LEN (4u << 20)   /* 64 blocks through 4 blocks of memory */
+
+static char path[256];
+
+static unsigned char pattern(uint64_t i, unsigned seed) {
+  return (unsigned char)((i * 2654435761u) >> 13) ^ (unsigned char)seed;
+}
+
+static int make_file(uint64_t size, unsigned seed) {
+  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  unsigned char *buf = malloc(size);
+  for (uint64_t i = 0; i < size; i++) buf[i] = pattern(i, seed);
+  CHECK(pwrite(fd, buf, size, 0) == (ssize_t)size);
+  free(buf);
+  fsync(fd);
+  return fd;
+}
+
+static char *reserve(uint64_t len) {
+  void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static struct mpisw_pager *start(char *a, uint64_t len, int fd, uint64_t data_end,
+                                 uint64_t zero_from, uint64_t memory) {
+  struct mpisw_pager_opts o = {.block = BLOCK, .memory = memory, .workers = 3, .readahead = -1, .debug = getenv("PGDBG") ? 2 : 0};
+  struct mpisw_error e;
+  struct mpisw_pager *pg = mpisw_pager_start(a, len, fd, 0, data_end, zero_from, &o, &e);
+  if (!pg) fprintf(stderr, "pager_start: %s\n", e.msg);
+  return pg;
+}
+
+/* Reads through a small memory limit, writes, syncs, checks the file. */
+static void test_round_trip(void) {
+  int fd = make_file(LEN, 1);
+  char *a = reserve(LEN);
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 4 * BLOCK);
+  CHECK(pg != NULL);
+  if (!pg) return;
+  int bad = 0;
+  for (uint64_t i = 0; i < LEN; i++) bad += (unsigned char)a[i] != pattern(i, 1);
+  CHECK(bad == 0);
+  for (uint64_t i = 0; i < LEN; i += 4096 + 7) a[i] = (char)0xA5;   /* sparse */
+  memset(a + LEN / 2, 0x3C, BLOCK * 3 + 100);                       /* a run */
+  struct mpisw_error e;
+  CHECK(mpisw_pager_sync(pg, &e) == 0);
+  struct mpisw_pager_stats s;
+  mpisw_pager_get_stats(pg, &s);
+  CHECK(s.evictions > 0 && s.writebacks > 0 && s.bytes_read >= LEN);
+  CHECK(s.max_blocks == 4);
+  /* the file, read through another descriptor */
+  unsigned char *f = malloc(LEN);
+  int fd2 = open(path, O_RDONLY);
+  CHECK(pread(fd2, f, LEN, 0) == LEN);
+  close(fd2);
+  bad = 0;
+  for (uint64_t i = 0; i < LEN; i++) {
+    unsigned char want = pattern(i, 1);
+    if (i >= LEN / 2 && i < LEN / 2 + BLOCK * 3 + 100) want = 0x3C;
+    else if (i % (4096 + 7) == 0) want = 0xA5;
+    if ((f[i] != want || (unsigned char)a[i] != want) && bad < 6)
+      fprintf(stderr, "round trip: at %llu (block %llu) file %x window %x want %x\n",
+              (unsigned long long)i, (unsigned long long)(i / BLOCK), f[i], (unsigned char)a[i], want);
+    bad += f[i] != want;
+    bad += (unsigned char)a[i] != want; /* and the window, re-read */
+  }
+  CHECK(bad == 0);
+  mpisw_pager_stop(pg);
+  munmap(a, LEN);
+  /* a new pager over the same file sees the data */
+  a = reserve(LEN);
+  pg = start(a, LEN, fd, LEN, LEN, 8 * BLOCK);
+  CHECK(pg != NULL);
+  if (pg) {
+    CHECK(memcmp(a, f, LEN) == 0);
+    mpisw_pager_stop(pg);
+  }
+  munmap(a, LEN);
+  free(f);
+  close(fd);
+}
+
+/* Space past zero_from reads as zeros without I/O; bytes past data_end of a
+ * partial last page are never written. */
+static void test_fresh_and_tail(void) {
+  int fd = make_file(LEN + 4096, 2);
+  char *a = reserve(LEN);
+  uint64_t data_end = LEN - 100;
+  struct mpisw_pager *pg = start(a, LEN, fd, data_end, LEN / 2, 4 * BLOCK);
+  CHECK(pg != NULL);
+  if (!pg) return;
+  int bad = 0;
+  for (uint64_t i = LEN / 2; i < LEN; i++) bad += a[i] != 0;
+  CHECK(bad == 0);
+  struct mpisw_pager_stats s;
+  mpisw_pager_get_stats(pg, &s);
+  CHECK(s.zero_loads >= (LEN / 2) / BLOCK);
+  memset(a + LEN - 2 * BLOCK, 0x11, 2 * BLOCK);
+  struct mpisw_error e;
+  CHECK(mpisw_pager_sync(pg, &e) == 0);
+  mpisw_pager_stop(pg);
+  munmap(a, LEN);
+  unsigned char tail[8192];
+  CHECK(pread(fd, tail, sizeof tail, LEN - 4096) == (ssize_t)sizeof tail);
+  bad = 0;
+  for (uint64_t k = 0; k < sizeof tail; k++) {
+    uint64_t i = LEN - 4096 + k;
+    unsigned char want = i < data_end ? 0x11 : pattern(i, 2);
+    if (tail[k] != want && bad < 3) fprintf(stderr, "tail: at %llu: %x want %x\n", (unsigned long long)i, tail[k], want);
+    bad += tail[k] != want;
+  }
+  CHECK(bad == 0);
+  close(fd);
+}
+
+struct writer {
+  char *a;
+  uint64_t from, to;
+  unsigned seed;
+};
+
+static void *write_random(void *arg) {
+  struct writer *w = arg;
+  unsigned x = w->seed;
+  for (int k = 0; k < 20000; k++) {
+    x = x * 1103515245u + 12345u;
+    uint64_t i = w->from + (x >> 4) % (w->to - w->from);
+    w->a[i] = (char)pattern(i, 9);
+  }
+  for (uint64_t i = w->from; i < w->to; i += 512) w->a[i] = (char)pattern(i, 9);
+  return NULL;
+}
+
+/* Two threads write while blocks come and go; every write must survive. */
+static void test_concurrent(void) {
+  int fd = make_file(LEN, 3);
+  char *a = reserve(LEN);
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 6 * BLOCK);
+  CHECK(pg != NULL);
+  if (!pg) return;
+  struct writer w[2] = {{a, 0, LEN / 2, 1}, {a, LEN / 2, LEN, 2}};
+  pthread_t t[2];
+  for (int k = 0; k < 2; k++) pthread_create(&t[k], NULL, write_random, &w[k]);
+  for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  struct mpisw_error e;
+  CHECK(mpisw_pager_sync(pg, &e) == 0);
+  mpisw_pager_stop(pg);
+  munmap(a, LEN);
+  unsigned char *f = malloc(LEN);
+  CHECK(pread(fd, f, LEN, 0) == LEN);
+  int bad = 0;
+  for (uint64_t i = 0; i < LEN; i += 512) {
+    if (f[i] != pattern(i, 9) && bad < 5) fprintf(stderr, "bad at %llu (block %llu)\n", (unsigned long long)i, (unsigned long long)(i / BLOCK));
+    bad += f[i] != pattern(i, 9);
+  }
+  CHECK(bad == 0);
+  free(f);
+  close(fd);
+}
+
+/* Blocks announced as overwritten are not read from the file. */
+static void test_overwrite_hint(void) {
+  int fd = make_file(LEN, 4);
+  char *a = reserve(LEN);
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 4 * BLOCK);
+  CHECK(pg != NULL);
+  if (!pg) return;
+  mpisw_pager_will_overwrite(pg, a, LEN);
+  memset(a, 0x77, LEN);
+  struct mpisw_pager_stats s;
+  mpisw_pager_get_stats(pg, &s);
+  /* read-ahead may bring a block back once it was written out: few reads */
+  CHECK(s.bytes_read <= LEN / 4);
+  struct mpisw_error e;
+  CHECK(mpisw_pager_sync(pg, &e) == 0);
+  mpisw_pager_stop(pg);
+  munmap(a, LEN);
+  unsigned char *f = malloc(LEN);
+  CHECK(pread(fd, f, LEN, 0) == LEN);
+  int bad = 0;
+  for (uint64_t i = 0; i < LEN; i++) {
+    if (f[i] != 0x77 && (i == 0 || f[i - 1] == 0x77)) fprintf(stderr, "overwrite: bad from %llu (block %llu) %x\n", (unsigned long long)i, (unsigned long long)(i / BLOCK), f[i]);
+    bad += f[i] != 0x77;
+  }
+  CHECK(bad == 0);
+  free(f);
+  close(fd);
+}
+
+int main(void) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(path, sizeof path, "%s/mpisw-test-pager-%ld", tmp ? tmp : "/tmp", (long)getpid());
+  struct mpisw_error e;
+  if (mpisw_pager_probe(&e)) {
+    fprintf(stderr, "pager unavailable here: %s\n", e.msg);
+    CHECK(0);
+  } else {
+    test_round_trip();
+    test_fresh_and_tail();
+    test_concurrent();
+    test_overwrite_hint();
+  }
+  unlink(path);
+  return check_summary("test_pager");
+}
