@@ -1,7 +1,8 @@
 /* MPI one-sided communication calls. Windows the RMA extensions do not know
  * go straight to the MPI (one load when none are live); duplicates and
  * memory-handle windows are routed by src/rmax/route.c. Storage windows are
- * plain MPI windows here: their RMA needs nothing from mpisw. */
+ * plain MPI windows here, except that a put into this process's own pager
+ * window first tells the pager which blocks it overwrites whole. */
 #include "rmax/rmax.h"
 
 #define ROUTE(routine, win, rank, disp)                                  \
@@ -15,6 +16,7 @@
 MPISW_EXPORT int MPI_Put(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                          MPI_Datatype tdt, MPI_Win win) {
   struct rmax_win *w_;
+  if (mpisw_pager_windows) mpisw_pager_put_hint(win, tr, td, tc, tdt);
   if (plain(win)) return PMPI_Put(oa, oc, odt, tr, td, tc, tdt, win);
   ROUTE("MPI_Put", win, tr, td);
   return PMPI_Put(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win);
@@ -64,6 +66,7 @@ MPISW_EXPORT int MPI_Compare_and_swap(const void *oa, const void *ca, void *ra, 
 MPISW_EXPORT int MPI_Rput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                           MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
+  if (mpisw_pager_windows) mpisw_pager_put_hint(win, tr, td, tc, tdt);
   if (plain(win)) return PMPI_Rput(oa, oc, odt, tr, td, tc, tdt, win, req);
   ROUTE("MPI_Rput", win, tr, td);
   return PMPI_Rput(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win, req);

@@ -42,6 +42,8 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
     mpisw_win_destroy(w);
     return rc;
   }
+  w->rank = rank;
+  w->disp_unit = disp_unit;
   mpisw_win_register(w, *win);
   mpisw_place_count(&w->p, 0);
   *(void **)baseptr = w->p.region.base;

@@ -117,6 +117,10 @@ struct mpisw_win {
   int nranks;
   int noncontig;
   MPI_Aint *seg_off, *seg_size, *seg_disp;
+  /* STORAGE: this rank in the window's group and its displacement unit
+   * (the pager's put hint turns a displacement into an address) */
+  int rank;
+  MPI_Aint disp_unit;
   /* USER: storage allocations this window exposes */
   struct mpisw_alloc **allocs;
   int nallocs, cap;
@@ -191,6 +195,11 @@ struct mpisw_pager;
 void mpisw_pager_attach(struct mpisw_place *p);
 int mpisw_pager_place_sync(struct mpisw_place *p, struct mpisw_error *e);
 void mpisw_pager_detach(struct mpisw_place *p);   /* before unmapping */
+/* Pager windows alive in this process: RMA calls look further only when > 0. */
+extern int mpisw_pager_windows;
+/* MPI_Put/MPI_Rput into this process's own pager window: blocks the put covers
+ * whole (contiguous datatypes only) are zero-filled instead of read. */
+void mpisw_pager_put_hint(MPI_Win win, int target, MPI_Aint disp, int count, MPI_Datatype dt);
 /* Hint for an RMA layer: [addr, addr+len) is about to be overwritten whole. */
 void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_t len);
 

@@ -10,6 +10,8 @@
 #include "core/pager.h"
 #include "win/internal.h"
 
+int mpisw_pager_windows;
+
 static int debug_enabled(void) {
   const char *d = getenv("MPISW_PAGER_DEBUG");
   return d && *d && strcmp(d, "0") != 0;
@@ -60,6 +62,7 @@ void mpisw_pager_attach(struct mpisw_place *p) {
     return;
   }
   p->pager_memory = o.memory;
+  __atomic_add_fetch(&mpisw_pager_windows, 1, __ATOMIC_RELAXED);
 }
 
 int mpisw_pager_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
@@ -67,10 +70,27 @@ int mpisw_pager_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
 }
 
 void mpisw_pager_detach(struct mpisw_place *p) {
+  if (p->pager) __atomic_sub_fetch(&mpisw_pager_windows, 1, __ATOMIC_RELAXED);
   mpisw_pager_stop(p->pager);
   p->pager = NULL;
 }
 
 void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_t len) {
   if (p->pager) mpisw_pager_will_overwrite(p->pager, addr, len);
+}
+
+void mpisw_pager_put_hint(MPI_Win win, int target, MPI_Aint disp, int count, MPI_Datatype dt) {
+  struct mpisw_win *w = mpisw_win_lookup(win);
+  if (!w || w->kind != MPISW_WIN_STORAGE || !w->p.pager || target != w->rank || count <= 0)
+    return;
+  /* Only a contiguous target type says which bytes are overwritten whole. */
+  int size;
+  MPI_Aint lb, extent, tlb, textent;
+  if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 ||
+      PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS ||
+      lb != 0 || tlb != 0 || extent != size || textent != size)
+    return;
+  uint64_t off = (uint64_t)disp * (uint64_t)w->disp_unit, len = (uint64_t)count * size;
+  mpisw_place_will_overwrite(&w->p, (char *)w->p.region.base + off, len);
 }

@@ -7,6 +7,9 @@
  *   remote     every rank puts into and gets from the next rank's window
  *   fallback   no userfaultfd (run as nobody): mmap, reported in the info
  *   shared     MPI_Win_allocate_shared asks for the pager: mmap, reported
+ *   overwrite  MPI_Put to self over an existing file: blocks the put covers
+ *              whole are zero-filled, not read (the put hint), and the
+ *              partly covered blocks at both ends keep the file's bytes
  *   invalid    bad storage_backend / storage_pager_memory values fail clearly
  * The pager's block is set small (MPISW_PAGER_BLOCK) by the registration so
  * that little memory means many blocks.
@@ -64,6 +67,40 @@ static void test_evict(void) {
   }
   CHECK_MPI(MPI_Win_free(&win));
   for (size_t p = tl_page; p < n; p += 16 * tl_page) CHECK_FILE_PATTERN(fn, (off_t)p, tl_page, 21 + tl_rank, p);
+}
+
+static void test_overwrite(void) {
+  const char *fn = tl_path("ow-%d.win", tl_rank);
+  size_t n = 4 * MIB, at = 100 * 1024, len = 1 * MIB; /* blocks are 256K here */
+  char *base;
+  MPI_Win win;
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
+            "storage_alloc_unlink=false");
+  tl_fill(base, n, 41 + tl_rank, 0);
+  TL_SYNC(win);
+  CHECK_MPI(MPI_Win_free(&win));
+  /* The same file again: nothing resident, every block must come from it. */
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
+            "storage_pager_memory=1M", "storage_alloc_unlink=false");
+  expect_backend(win, "pager");
+  char *src = malloc(len);
+  CHECK(src != NULL, "out of memory");
+  tl_fill(src, len, 51, at);
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, tl_rank, 0, win));
+  CHECK_MPI(MPI_Put(src, (int)len, MPI_BYTE, tl_rank, (MPI_Aint)at, (int)len, MPI_BYTE, win));
+  CHECK_MPI(MPI_Win_unlock(tl_rank, win));
+  long bad = tl_verify(base, at, 41 + tl_rank, 0);
+  CHECK(bad < 0, "byte %ld before the put lost the file's data", bad);
+  bad = tl_verify(base + at, len, 51, at);
+  CHECK(bad < 0, "byte %ld of the put wrong", bad);
+  bad = tl_verify(base + at + len, n - at - len, 41 + tl_rank, at + len);
+  CHECK(bad < 0, "byte %ld after the put lost the file's data", bad);
+  TL_SYNC(win);
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK_FILE_PATTERN(fn, 0, at, 41 + tl_rank, 0);
+  CHECK_FILE_PATTERN(fn, (off_t)at, len, 51, at);
+  CHECK_FILE_PATTERN(fn, (off_t)(at + len), n - at - len, 41 + tl_rank, at + len);
+  free(src);
 }
 
 static void test_combined(void) {
@@ -166,6 +203,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "roundtrip")) test_roundtrip();
   else if (!strcmp(mode, "evict")) test_evict();
   else if (!strcmp(mode, "combined")) test_combined();
+  else if (!strcmp(mode, "overwrite")) test_overwrite();
   else if (!strcmp(mode, "remote")) test_remote();
   else if (!strcmp(mode, "fallback")) test_fallback();
   else if (!strcmp(mode, "shared")) test_shared();
