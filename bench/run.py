@@ -113,6 +113,15 @@ def this_module():
     return sys.modules[__name__]
 
 
+def save_png(fig, plt, out, suite, bench):
+    """Writes a suite module's figure as OUT/<suite>-<bench>.png; {bench: name}."""
+    fig.tight_layout()
+    name = f"{suite}-{bench}.png"
+    fig.savefig(os.path.join(out, name), dpi=110)
+    plt.close(fig)
+    return {bench: name}
+
+
 def program_path(build, bench):
     prog = PROGRAMS[bench]
     return os.path.join(build, prog) if "/" in prog else os.path.join(build, "bench", prog)

@@ -164,12 +164,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
                  f"{CGROUP // MiB} MiB memory cgroup\n{stamp}", fontsize=9)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    name = f"{suite}-dht.png"
-    import os
-    fig.savefig(os.path.join(out, name), dpi=110)
-    plt.close(fig)
-    return {"dht": name}
+    return R.save_png(fig, plt, out, suite, "dht")
 
 
 def readme(doc, R):

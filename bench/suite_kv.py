@@ -158,11 +158,7 @@ def plot(suite, summary, runs, out, title_tail, R, plt):
     fig.suptitle(f"mpisw_kv: {OBJECTS} x 1 KiB objects, 16 MiB cache, 90% gets, Zipf 0.99, "
                  f"{R.human_bytes(MEMLIMIT)} memory cgroup (not for all in memory) "
                  f"({title_tail}; median, bars min–max)", fontsize=9)
-    fig.tight_layout()
-    name = f"{suite}-kv.png"
-    fig.savefig(os.path.join(out, name), dpi=110)
-    plt.close(fig)
-    return {"kv": name}
+    return R.save_png(fig, plt, out, suite, "kv")
 
 
 def readme(doc, R):

@@ -4,7 +4,6 @@ O_DIRECT sequential write, out of core and in the page cache.
 
   python3 bench/run.py --suite backends --build build/mpich --reps 3
 """
-import os
 
 SUITES = {"backends": "storage_backend=mmap vs pager: out of core (2 GiB window in a "
                       "384 MiB cgroup, SEQ and RND) and in the page cache (1 GiB), "
@@ -122,11 +121,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     ax.set_ylabel("mstream bandwidth with sync, MiB/s")
     ax.set_title(f"Storage-window backends (median, min–max over reps); {stamp}", fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    name = f"{suite}-backends.png"
-    fig.savefig(os.path.join(out, name), dpi=110)
-    plt.close(fig)
-    return {"backends": name}
+    return R.save_png(fig, plt, out, suite, "backends")
 
 
 def readme(doc, R):
