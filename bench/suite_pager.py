@@ -19,12 +19,16 @@ INCACHE_SIZE_GIB = 1
 
 
 def steps(suite, a, R):
-    if suite != "backends":
+    """Suite backends; suite full gets the same comparison without what it
+    already runs (fio, mmap out of core with the access hints)."""
+    if suite not in ("backends", "full"):
         return []
-    timeout = 300
-    out = R.fio_steps(1 * R.GiB, timeout, tests=["write_direct", "read_cold"])
+    timeout = 300 if suite == "backends" else 1200
+    out = []
+    if suite == "backends":
+        out += R.fio_steps(1 * R.GiB, timeout, tests=["write_direct", "read_cold"])
     for kernel, hint in KERNELS:
-        for backend in BACKENDS:
+        for backend in BACKENDS if suite == "backends" else ["pager"]:
             args = ["--kernel", kernel, "--size", str(R.OOC_SIZE), "--segment",
                     str(R.OOC_SEGMENT), "--iters", str(R.OOC_ITERS), "--kind", "storage",
                     "--access", hint, "--backend", backend]
@@ -49,8 +53,10 @@ def steps(suite, a, R):
 
 
 def _bw(runs, R, backend, kernel, ooc):
+    hint = dict(KERNELS)[kernel]
     recs = [r for r in runs if r.get("bench") == "mstream" and r.get("backend") == backend
             and r.get("kernel") == kernel and r.get("sync") is True
+            and r.get("kind") == "storage" and r.get("access") == hint
             and bool(r.get("memlimit")) == ooc and r.get("size") ==
             (R.OOC_SIZE if ooc else INCACHE_SIZE_GIB * R.GiB)]
     d = {}
