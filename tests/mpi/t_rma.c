@@ -97,7 +97,11 @@ int main(int argc, char **argv) {
   char *src = malloc(PUT_BYTES), *dst = malloc(PUT_BYTES);
   CHECK(src && dst, "malloc");
   tl_fill(src, PUT_BYTES, 1000 + tl_rank, 0);
-  CHECK_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+  /* Opening fence without MPI_MODE_NOPRECEDE: with it, Open MPI 4.1 osc/ucx
+   * at 4 oversubscribed ranks showed part of the 512 KiB put missing after
+   * the closing fence in about 1 run in 20 (also before the RMA layer
+   * existed; not root-caused, see the 2026-11-23 session note). */
+  CHECK_MPI(MPI_Win_fence(0, win));
   CHECK_MPI(MPI_Put(src, PUT_BYTES, MPI_BYTE, to, 0, PUT_BYTES, MPI_BYTE, win));
   CHECK_MPI(MPI_Win_fence(0, win));
   long bad = tl_verify(base, PUT_BYTES, 1000 + from, 0);
