@@ -6,19 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/hints.h"
 #include "core/memlimit.h"
 #include "dht.h"
 
 uint64_t dht_env_memory_limit(void) {
   const char *s = getenv("MPISW_MEMORY_LIMIT");
-  if (!s || !*s) return 0;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  switch (*end) {
-    case 'K': case 'k': v <<= 10; break;
-    case 'M': case 'm': v <<= 20; break;
-    case 'G': case 'g': v <<= 30; break;
-  }
+  uint64_t v = 0;
+  /* The library's parser: the DHT reads the value exactly as libmpisw does
+   * (junk is no limit, as libmpisw warns and uses 0). */
+  if (!s || !*s || mpisw_parse_size(s, &v)) return 0;
   return v;
 }
 
