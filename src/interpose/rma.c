@@ -5,36 +5,31 @@
  * window first tells the pager which blocks it overwrites whole. */
 #include "rmax/rmax.h"
 
-#define ROUTE(routine, win, rank, disp)                                  \
-  struct rmax_op op;                                                     \
-  int rc_ = rmax_route_w(routine, w_, win, rank, disp, &op);                  \
-  if (rc_ != MPI_SUCCESS) return rc_
-
-/* Looks the window up once; the route uses what was found. */
-#define plain(win) (!(w_ = (mpisw_disabled || !mpisw_rmax_live) ? NULL : rmax_lookup(win)))
-
 MPISW_EXPORT int MPI_Put(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                          MPI_Datatype tdt, MPI_Win win) {
   struct rmax_win *w_;
-  if (mpisw_pager_windows) mpisw_pager_put_hint(win, tr, td, tc, tdt);
-  if (plain(win)) return PMPI_Put(oa, oc, odt, tr, td, tc, tdt, win);
-  ROUTE("MPI_Put", win, tr, td);
+  if (RMAX_PLAIN(win)) {
+    RMAX_PUT_HINT(win, tr, td, tc, tdt);
+    return PMPI_Put(oa, oc, odt, tr, td, tc, tdt, win);
+  }
+  RMAX_ROUTE("MPI_Put", win, tr, td);
+  RMAX_PUT_HINT(op.win, op.rank, op.disp, tc, tdt);
   return PMPI_Put(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win);
 }
 
 MPISW_EXPORT int MPI_Get(void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                          MPI_Datatype tdt, MPI_Win win) {
   struct rmax_win *w_;
-  if (plain(win)) return PMPI_Get(oa, oc, odt, tr, td, tc, tdt, win);
-  ROUTE("MPI_Get", win, tr, td);
+  if (RMAX_PLAIN(win)) return PMPI_Get(oa, oc, odt, tr, td, tc, tdt, win);
+  RMAX_ROUTE("MPI_Get", win, tr, td);
   return PMPI_Get(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win);
 }
 
 MPISW_EXPORT int MPI_Accumulate(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td,
                                 int tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
-  if (plain(win)) return PMPI_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win);
-  ROUTE("MPI_Accumulate", win, tr, td);
+  if (RMAX_PLAIN(win)) return PMPI_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win);
+  RMAX_ROUTE("MPI_Accumulate", win, tr, td);
   return PMPI_Accumulate(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win);
 }
 
@@ -42,41 +37,44 @@ MPISW_EXPORT int MPI_Get_accumulate(const void *oa, int oc, MPI_Datatype odt, vo
                                     MPI_Datatype rdt, int tr, MPI_Aint td, int tc,
                                     MPI_Datatype tdt, MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
-  if (plain(win)) return PMPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
-  ROUTE("MPI_Get_accumulate", win, tr, td);
+  if (RMAX_PLAIN(win)) return PMPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
+  RMAX_ROUTE("MPI_Get_accumulate", win, tr, td);
   return PMPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win);
 }
 
 MPISW_EXPORT int MPI_Fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int tr, MPI_Aint td,
                                   MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
-  if (plain(win)) return PMPI_Fetch_and_op(oa, ra, dt, tr, td, o, win);
-  ROUTE("MPI_Fetch_and_op", win, tr, td);
+  if (RMAX_PLAIN(win)) return PMPI_Fetch_and_op(oa, ra, dt, tr, td, o, win);
+  RMAX_ROUTE("MPI_Fetch_and_op", win, tr, td);
   return PMPI_Fetch_and_op(oa, ra, dt, op.rank, op.disp, o, op.win);
 }
 
 MPISW_EXPORT int MPI_Compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Datatype dt,
                                       int tr, MPI_Aint td, MPI_Win win) {
   struct rmax_win *w_;
-  if (plain(win)) return PMPI_Compare_and_swap(oa, ca, ra, dt, tr, td, win);
-  ROUTE("MPI_Compare_and_swap", win, tr, td);
+  if (RMAX_PLAIN(win)) return PMPI_Compare_and_swap(oa, ca, ra, dt, tr, td, win);
+  RMAX_ROUTE("MPI_Compare_and_swap", win, tr, td);
   return PMPI_Compare_and_swap(oa, ca, ra, dt, op.rank, op.disp, op.win);
 }
 
 MPISW_EXPORT int MPI_Rput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                           MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (mpisw_pager_windows) mpisw_pager_put_hint(win, tr, td, tc, tdt);
-  if (plain(win)) return PMPI_Rput(oa, oc, odt, tr, td, tc, tdt, win, req);
-  ROUTE("MPI_Rput", win, tr, td);
+  if (RMAX_PLAIN(win)) {
+    RMAX_PUT_HINT(win, tr, td, tc, tdt);
+    return PMPI_Rput(oa, oc, odt, tr, td, tc, tdt, win, req);
+  }
+  RMAX_ROUTE("MPI_Rput", win, tr, td);
+  RMAX_PUT_HINT(op.win, op.rank, op.disp, tc, tdt);
   return PMPI_Rput(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win, req);
 }
 
 MPISW_EXPORT int MPI_Rget(void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                           MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (plain(win)) return PMPI_Rget(oa, oc, odt, tr, td, tc, tdt, win, req);
-  ROUTE("MPI_Rget", win, tr, td);
+  if (RMAX_PLAIN(win)) return PMPI_Rget(oa, oc, odt, tr, td, tc, tdt, win, req);
+  RMAX_ROUTE("MPI_Rget", win, tr, td);
   return PMPI_Rget(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win, req);
 }
 
@@ -84,8 +82,8 @@ MPISW_EXPORT int MPI_Raccumulate(const void *oa, int oc, MPI_Datatype odt, int t
                                  int tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win,
                                  MPI_Request *req) {
   struct rmax_win *w_;
-  if (plain(win)) return PMPI_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req);
-  ROUTE("MPI_Raccumulate", win, tr, td);
+  if (RMAX_PLAIN(win)) return PMPI_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req);
+  RMAX_ROUTE("MPI_Raccumulate", win, tr, td);
   return PMPI_Raccumulate(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win, req);
 }
 
@@ -93,9 +91,9 @@ MPISW_EXPORT int MPI_Rget_accumulate(const void *oa, int oc, MPI_Datatype odt, v
                                      MPI_Datatype rdt, int tr, MPI_Aint td, int tc,
                                      MPI_Datatype tdt, MPI_Op o, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (plain(win))
+  if (RMAX_PLAIN(win))
     return PMPI_Rget_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req);
-  ROUTE("MPI_Rget_accumulate", win, tr, td);
+  RMAX_ROUTE("MPI_Rget_accumulate", win, tr, td);
   return PMPI_Rget_accumulate(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win,
                               req);
 }

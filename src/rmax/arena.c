@@ -9,10 +9,12 @@
  *
  * Layout: SLOTS generation words (memory-handle validity, read remotely by
  * MPIX_Win_from_memhandle), then the heap (first fit, 64-byte aligned). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/hints.h"
+#include "mpisw.h"
 #include "rmax/rmax.h"
 
 #define DEFAULT_ARENA ((uint64_t)64 << 20)
@@ -38,9 +40,13 @@ static uint64_t next_gen = 1;
 MPI_Win rmax_arena_win(void) { return arena; }
 
 static uint64_t arena_size(void) {
-  const char *v = getenv("MPISW_ARENA_SIZE");
+  const char *v = getenv(MPISW_ENV_ARENA_SIZE);
   uint64_t n = DEFAULT_ARENA;
-  if (v && *v && mpisw_parse_size(v, &n)) n = DEFAULT_ARENA;
+  if (v && *v && mpisw_parse_size(v, &n)) {
+    fprintf(stderr, "mpisw: %s='%s' is not a byte count; using the default\n",
+            MPISW_ENV_ARENA_SIZE, v);
+    n = DEFAULT_ARENA;
+  }
   return n;
 }
 

@@ -38,7 +38,10 @@ static void count_lock(struct rmax_win *r, int rank, int delta) {
 /* Operations of memory-handle windows that went to the arena complete with
  * their parent's flush and unlock. */
 static int flush_arena(struct rmax_win *r) {
-  if (!__atomic_exchange_n(&r->arena_dirty, 0, __ATOMIC_ACQ_REL)) return MPI_SUCCESS;
+  /* read first: an exchange on every flush would bounce the line */
+  if (!__atomic_load_n(&r->arena_dirty, __ATOMIC_RELAXED) ||
+      !__atomic_exchange_n(&r->arena_dirty, 0, __ATOMIC_ACQ_REL))
+    return MPI_SUCCESS;
   return PMPI_Win_flush_all(rmax_arena_win());
 }
 

@@ -20,11 +20,3 @@ int rmax_error(const char *routine, MPI_Win win, const char *fmt, ...) {
   if (win == MPI_WIN_NULL) return mpisw_raise_noobj(code);
   return mpisw_raise_win(win, code);
 }
-
-int rmax_error_comm(const char *routine, MPI_Comm comm, int kind, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int code = make(routine, kind, fmt, ap);
-  va_end(ap);
-  return mpisw_raise_comm(comm, code);
-}

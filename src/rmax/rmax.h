@@ -57,6 +57,18 @@ struct rmax_win {
 
 /* ---- table.c: handle -> state; readers never block each other ---- */
 extern volatile int mpisw_rmax_live;   /* entries in the table */
+
+/* The interposed RMA calls (src/interpose/rma.c, rma_large.c): RMAX_PLAIN
+ * looks the window up once (into w_); RMAX_ROUTE translates the target. */
+#define RMAX_PLAIN(win) (!(w_ = (mpisw_disabled || !mpisw_rmax_live) ? NULL : rmax_lookup(win)))
+#define RMAX_ROUTE(routine, win, rank, disp)                        \
+  struct rmax_op op;                                                \
+  int rc_ = rmax_route_w(routine, w_, win, rank, disp, &op);        \
+  if (rc_ != MPI_SUCCESS) return rc_
+/* A put into this process's own pager window: blocks it covers whole are
+ * zero-filled instead of read (src/win/pager_glue.c). */
+#define RMAX_PUT_HINT(win, rank, disp, count, type) \
+  if (mpisw_pager_windows) mpisw_pager_put_hint(win, rank, disp, count, type)
 struct rmax_win *rmax_lookup(MPI_Win win);
 int rmax_insert(struct rmax_win *w);
 void rmax_remove(struct rmax_win *w);
@@ -73,7 +85,6 @@ struct rmax_op {
 };
 /* Fills op (identity for windows rmax does not know); returns an MPI error
  * (already raised on win) when the call is not allowed. */
-int rmax_route(const char *routine, MPI_Win win, int rank, MPI_Aint disp, struct rmax_op *op);
 /* The same for a window already looked up (w may be NULL). */
 int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
                  struct rmax_op *op);
@@ -118,7 +129,5 @@ void rmax_attr_note(struct rmax_win *w, int keyval, int set);
 /* ---- errors ---- */
 int rmax_error(const char *routine, MPI_Win win, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-int rmax_error_comm(const char *routine, MPI_Comm comm, int kind, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -32,10 +32,6 @@ static void order_before(struct rmax_win *w, const struct rmax_op *op) {
   /* active target epochs: operations complete at the closing call */
 }
 
-int rmax_route(const char *routine, MPI_Win win, int rank, MPI_Aint disp, struct rmax_op *op) {
-  return rmax_route_w(routine, rmax_lookup(win), win, rank, disp, op);
-}
-
 int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
                  struct rmax_op *op) {
   op->win = win;

@@ -79,7 +79,8 @@ void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_
   if (p->pager) mpisw_pager_will_overwrite(p->pager, addr, len);
 }
 
-void mpisw_pager_put_hint(MPI_Win win, int target, MPI_Aint disp, int count, MPI_Datatype dt) {
+void mpisw_pager_put_hint(MPI_Win win, int target, MPI_Aint disp, MPI_Count count,
+                          MPI_Datatype dt) {
   struct mpisw_win *w = mpisw_win_lookup(win);
   if (!w || w->kind != MPISW_WIN_STORAGE || !w->p.pager || target != w->rank || count <= 0)
     return;
