@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hints.h"
 #include "dht.h"
 
 static const char usage[] =
@@ -34,18 +35,11 @@ static int bad(int rank, const char *fmt, const char *a, const char *b) {
   return DHT_BAD_OPTION;
 }
 
+/* Counts and sizes as the library reads them (4096, 64K, 1M, 2GiB ...). */
 static int parse_count(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (!s || *s == '-' || !*s) return -1;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return -1;
-  uint64_t mul = 1;
-  if (*end == 'K' || *end == 'k') mul = 1024, end++;
-  else if (*end == 'M' || *end == 'm') mul = 1024 * 1024, end++;
-  else if (*end == 'G' || *end == 'g') mul = 1024ull * 1024 * 1024, end++;
-  if (*end || v == 0 || v > UINT64_MAX / mul) return -1;
-  *out = v * mul;
+  uint64_t v;
+  if (!s || mpisw_parse_size(s, &v) || v == 0) return -1;
+  *out = v;
   return 0;
 }
 

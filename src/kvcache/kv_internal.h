@@ -206,7 +206,6 @@ typedef int (*kv_rec_fn)(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t o
 uint64_t kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
                      kv_rec_fn fn, void *arg, uint64_t *next_seq);
 int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e);
-int kv_log_zero_region(struct mpisw_kv *kv, int r);
 
 /* ---- kv_cache.c ---- */
 /* Pushes an entry out of the memory window (writes it back when dirty). */

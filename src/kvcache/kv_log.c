@@ -96,11 +96,6 @@ static void zero_range(struct mpisw_kv *kv, int r, uint64_t from) {
     (void)fallocate(kv->fd_rw, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
 }
 
-int kv_log_zero_region(struct mpisw_kv *kv, int r) {
-  zero_range(kv, r, 0);
-  return 0;
-}
-
 /* ---- recovery ---- */
 
 static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off, void *arg) {
@@ -339,16 +334,9 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
     } else if (en->log_off != KV_NOLOG) {
       const struct kv_rec *r;
       rc = kv_log_read(kv, en->log_off, en->rec_len, &r, e);
-      if (!rc) {
-        /* Copy out first: r may point into the write buffer or rbuf. */
-        char *v = malloc(r->vlen ? r->vlen : 1);
-        if (!v) rc = mpisw_fail(e, MPISW_K_NOMEM, "no memory");
-        else {
-          memcpy(v, (const char *)(r + 1) + r->klen, r->vlen);
-          rc = c_append(kv, &c, en, v);
-          free(v);
-        }
-      }
+      /* c_append copies the value into c.buf and writes only c.buf, so r
+       * (in the write buffer or rbuf) stays valid through it. */
+      if (!rc) rc = c_append(kv, &c, en, (const char *)(r + 1) + r->klen);
     }
   }
   if (!rc && c.len) rc = flush_to(kv, c.region, &c.tail, c.buf, &c.len, e);
