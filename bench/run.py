@@ -55,7 +55,7 @@ PROGRAMS = {"mstream": "mstream", "rma": "rma_bench", "membw": "membw"}
 # (summarised as min/median/max over the reps).
 KEY_FIELDS = {
     "mstream": ["kernel", "kind", "factor", "order", "ranks", "size", "segment",
-                "iters", "sync", "target", "access", "memlimit"],
+                "iters", "sync", "target", "access", "memlimit", "backend"],
     "rma": ["op", "kind", "bytes", "ranks"],
     "membw": ["kernel", "size"],
     "fio": ["test", "size", "bs"],
@@ -874,6 +874,8 @@ def config_label(key):
         s += f" x{fields.get('iters')}" + ("" if fields.get("sync", True) else " nosync")
         if fields.get("access"):
             s += f" access={fields['access']}"
+        if fields.get("backend") not in (None, "mmap"):
+            s += f" backend={fields['backend']}"
         if fields.get("memlimit"):
             s += f" {OOC_TAG} in {human_bytes(fields['memlimit'])}"
         return s
@@ -1056,10 +1058,7 @@ def plot_all(suite, summary, runs, out, stamp):
     title_tail = f"{suite} suite, {stamp}"
 
     def save(fig, bench):
-        name = f"{suite}-{bench}.png"
-        fig.savefig(os.path.join(out, name), dpi=110)
-        plt.close(fig)
-        pngs[bench] = name
+        pngs.update(save_png(fig, plt, out, suite, bench))
 
     # mstream: bandwidth per kernel, one panel per (ranks, size).
     ms = [s for s in summary if s["bench"] == "mstream" and "bw_MiBps" in s["metrics"]
@@ -1366,7 +1365,10 @@ def readme_section(doc):
             rows.append([r["name"], f"{r['min']:.3f}", f"**{r['median']:.3f}**",
                          f"{r['max']:.3f}", r["detail"]])
         s.append(md_table(["ratio", "min", "median", "max", "what is divided"], rows))
-        rma_rows = [r for r in ratios if isinstance(r.get("bytes"), int)]
+        # Per-size rows of the built-in RMA ratios; suite modules' per-size
+        # rows appear in their own README sections.
+        rma_rows = [r for r in ratios if isinstance(r.get("bytes"), int)
+                    and r["name"].startswith("RMA ")]
         if rma_rows:
             s.append("")
             s.append("RMA storage / memory bandwidth per size:")

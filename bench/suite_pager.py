@@ -9,10 +9,6 @@ SUITES = {"backends": "storage_backend=mmap vs pager: out of core (2 GiB window 
                       "384 MiB cgroup, SEQ and RND) and in the page cache (1 GiB), "
                       "with fio O_DIRECT write as the device's limit"}
 
-# mstream records carry the backend in effect (MPI_Win_get_info).
-KEY_FIELDS = {"mstream": ["kernel", "kind", "factor", "order", "ranks", "size", "segment",
-                          "iters", "sync", "target", "access", "memlimit", "backend"]}
-
 BACKENDS = ["mmap", "pager"]
 KERNELS = [("SEQ", "sequential"), ("RND", "random")]
 INCACHE_SIZE_GIB = 1

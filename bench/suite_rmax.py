@@ -1,6 +1,5 @@
 """Suite "rmax": the RMA extensions measured as in the paper's section 7
 (bench/rmax_bench.c, 2 ranks). See docs/RMA_EXTENSIONS.md."""
-import os
 
 SUITES = {"rmax": "RMA extensions: allocated/dynamic/memory-handle latency (with and without "
                   "window creation), thread-scope flushes, ordered puts (2 ranks)"}
@@ -142,11 +141,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
         ax.set_ylabel("µs per op + flush")
         ax.set_title(f"{op} latency {stamp}")
         ax.legend(fontsize=8)
-    name = f"{suite}-rmax_latency.png"
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, name), dpi=110)
-    plt.close(fig)
-    pngs["rmax_latency"] = name
+    pngs.update(R.save_png(fig, plt, out, suite, "rmax_latency"))
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     for scope in ("process", "thread"):
@@ -167,11 +162,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     axes[1].set_ylabel("µs per put")
     axes[1].set_title("ordered puts")
     axes[1].legend(fontsize=8)
-    name = f"{suite}-rmax_threads_order.png"
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, name), dpi=110)
-    plt.close(fig)
-    pngs["rmax_threads_order"] = name
+    pngs.update(R.save_png(fig, plt, out, suite, "rmax_threads_order"))
     return pngs
 
 
