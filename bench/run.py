@@ -1360,9 +1360,12 @@ def readme_section(doc):
         s.append("")
         rows = []
         for r in ratios:
-            if r.get("bytes") not in (None, "all>=64KiB"):
+            per_size_rma = isinstance(r.get("bytes"), int) and r["name"].startswith("RMA ")
+            if per_size_rma:   # in the per-size table below
                 continue
-            rows.append([r["name"], f"{r['min']:.3f}", f"**{r['median']:.3f}**",
+            name = r["name"] + (f" ({human_bytes(r['bytes'])})"
+                                if isinstance(r.get("bytes"), int) else "")
+            rows.append([name, f"{r['min']:.3f}", f"**{r['median']:.3f}**",
                          f"{r['max']:.3f}", r["detail"]])
         s.append(md_table(["ratio", "min", "median", "max", "what is divided"], rows))
         # Per-size rows of the built-in RMA ratios; suite modules' per-size
