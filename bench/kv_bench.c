@@ -61,41 +61,6 @@ static uint64_t rng(void) {
 }
 static double urand(void) { return (rng() >> 11) * (1.0 / 9007199254740992.0); }
 
-struct io { long long rd, wr; };
-
-static struct io proc_io(void) {
-  struct io s = {-1, -1};
-  FILE *f = fopen("/proc/self/io", "r");
-  if (!f) return s;
-  char k[64];
-  long long v;
-  while (fscanf(f, "%63[^:]: %lld\n", k, &v) == 2) {
-    if (!strcmp(k, "read_bytes")) s.rd = v;
-    else if (!strcmp(k, "write_bytes")) s.wr = v;
-  }
-  fclose(f);
-  return s;
-}
-
-static void dev_stat_path(const char *path, char *out, size_t len) {
-  struct stat st;
-  out[0] = 0;
-  if (stat(path, &st) != 0) return;
-  snprintf(out, len, "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
-  if (access(out, R_OK) != 0) out[0] = 0;
-}
-
-static struct io dev_io(const char *p) {
-  struct io s = {-1, -1};
-  FILE *f = *p ? fopen(p, "r") : NULL;
-  if (!f) return s;
-  unsigned long long rd, wr;
-  if (fscanf(f, "%*u %*u %llu %*u %*u %*u %llu", &rd, &wr) == 2)
-    s = (struct io){(long long)rd * 512, (long long)wr * 512};
-  fclose(f);
-  return s;
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -233,15 +198,15 @@ int main(int argc, char **argv) {
   uint64_t hits_seen = 0;
   char devp[64];
   dev_stat_path(o.path, devp, sizeof devp);
-  struct io p0 = {0}, d0 = {0};
+  struct io_sample p0 = {0, 0}, d0 = {0, 0};
   struct mpisw_kv_stats s0 = {0}, s1;
   double m0 = 0, ops_s = 0, think_s = 0;
   for (size_t k = 0; k < total; k++) {
     if (k == o.warmup) {
       mpisw_kv_stats(kv, &s0);
       hits_seen = s0.get_hits;
-      p0 = proc_io();
-      d0 = dev_io(devp);
+      p0 = read_proc_io();
+      d0 = read_dev_io(devp);
       m0 = now();
     }
     if (o.think_us > 0) {   /* the application's own work between operations */
@@ -289,7 +254,7 @@ int main(int argc, char **argv) {
   double s_a = now();
   if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) die("sync", rc);
   double sync_s = now() - s_a;
-  struct io p1 = proc_io(), d1 = dev_io(devp);
+  struct io_sample p1 = read_proc_io(), d1 = read_dev_io(devp);
   mpisw_kv_stats(kv, &s1);
   if ((rc = mpisw_kv_close(&kv)) != MPI_SUCCESS) die("close", rc);
   unlink(file);
@@ -298,10 +263,8 @@ int main(int argc, char **argv) {
   qsort(lp, n_put, sizeof *lp, cmp_double);
   qsort(lh, n_hit, sizeof *lh, cmp_double);
   double secs = ops_s + sync_s;
-  long long rd = p1.rd >= 0 && p0.rd >= 0 ? p1.rd - p0.rd : -1;
-  long long wr = p1.wr >= 0 && p0.wr >= 0 ? p1.wr - p0.wr : -1;
-  long long drd = d1.rd >= 0 && d0.rd >= 0 ? d1.rd - d0.rd : -1;
-  long long dwr = d1.wr >= 0 && d0.wr >= 0 ? d1.wr - d0.wr : -1;
+  struct io_sample pd = io_delta(p0, p1), dd = io_delta(d0, d1);
+  long long rd = pd.read, wr = pd.write, drd = dd.read, dwr = dd.write;
   uint64_t gets = s1.gets - s0.gets, hits = s1.get_hits - s0.get_hits;
   /* The naive table has no hits of its own (the page cache decides). */
   char hit_p50[32] = "null", hit_rate[32] = "null";

@@ -65,10 +65,6 @@ struct options {
 };
 
 /* Bytes read and written, as counted by the kernel; -1 when unknown. */
-struct io_sample {
-  long long read, write;
-};
-
 /* One kernel's run on one rank, then (after reduce_result) over all ranks. */
 struct result {
   double seconds;        /* the timed iterations, sync included */
@@ -324,63 +320,6 @@ static void fs_name(const char *path, char *out, size_t len)
       return;
     }
   snprintf(out, len, "0x%lx", magic);
-}
-
-/* The sysfs stat file of the block device holding path ("" when there is
- * none, e.g. tmpfs, overlay or btrfs, whose st_dev is anonymous). */
-static void dev_stat_path(const char *path, char *out, size_t len)
-{
-  struct stat st;
-  out[0] = '\0';
-  if (stat(path, &st) != 0)
-    return;
-  snprintf(out, len, "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
-  if (access(out, R_OK) != 0)
-    out[0] = '\0';
-}
-
-/* Fields 3 and 7 of the device's stat file: sectors read and written,
- * always in units of 512 bytes. */
-static struct io_sample read_dev_io(const char *statpath)
-{
-  struct io_sample s = {-1, -1};
-  FILE *f = *statpath ? fopen(statpath, "r") : NULL;
-  if (!f)
-    return s;
-  unsigned long long rd, wr;
-  if (fscanf(f, "%*u %*u %llu %*u %*u %*u %llu", &rd, &wr) == 2)
-    s = (struct io_sample){(long long)(rd * 512), (long long)(wr * 512)};
-  fclose(f);
-  return s;
-}
-
-/* read_bytes and write_bytes of this process: what it made the storage layer
- * fetch, and the pages it dirtied (write-back happens later, maybe by
- * another thread, so these are what the process caused, not what the device
- * did). */
-static struct io_sample read_proc_io(void)
-{
-  struct io_sample s = {-1, -1};
-  FILE *f = fopen("/proc/self/io", "r");
-  if (!f)
-    return s;
-  char key[64];
-  long long v;
-  while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2) {
-    if (strcmp(key, "read_bytes") == 0)
-      s.read = v;
-    else if (strcmp(key, "write_bytes") == 0)
-      s.write = v;
-  }
-  fclose(f);
-  return s;
-}
-
-static struct io_sample io_delta(struct io_sample before, struct io_sample after)
-{
-  if (before.read < 0 || after.read < 0 || before.write < 0 || after.write < 0)
-    return (struct io_sample){-1, -1};
-  return (struct io_sample){after.read - before.read, after.write - before.write};
 }
 
 /* ------------------------------------------------------------------------
