@@ -46,16 +46,8 @@ int kv_cache_evict(struct mpisw_kv *kv, uint32_t id, struct mpisw_error *e) {
   return 0;
 }
 
-static int check_key(const void *key, size_t klen, struct mpisw_error *e) {
-  if (!key || klen == 0 || klen > MPISW_KV_MAX_KEY)
-    return mpisw_fail(e, MPISW_K_USAGE, "key of %zu bytes: a key has 1 to %d bytes", klen,
-                      MPISW_KV_MAX_KEY);
-  return 0;
-}
-
 int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
                  size_t *vlen, struct mpisw_error *e) {
-  if (check_key(key, klen, e)) return -1;
   uint64_t h = kv_hash(key, klen);
   uint32_t id = kv_index_find(&kv->idx, h, key, klen);
   if (id == UINT32_MAX) return 1;
@@ -100,11 +92,9 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
 
 int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *v, size_t vlen,
                  struct mpisw_error *e) {
-  if (check_key(key, klen, e)) return -1;
   if (vlen > kv->o.max_value)
     return mpisw_fail(e, MPISW_K_USAGE, "value of %zu bytes is larger than %s (%llu bytes)", vlen,
                       MPISW_KV_MAX_VALUE, (unsigned long long)kv->o.max_value);
-  if (vlen && !v) return mpisw_fail(e, MPISW_K_USAGE, "value is NULL");
   uint64_t h = kv_hash(key, klen);
   kv_sketch_add(kv, h);
   uint32_t id = kv_index_find(&kv->idx, h, key, klen);
@@ -159,7 +149,6 @@ fail:
 }
 
 int kv_cache_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mpisw_error *e) {
-  if (check_key(key, klen, e)) return -1;
   uint32_t id = kv_index_find(&kv->idx, kv_hash(key, klen), key, klen);
   if (id == UINT32_MAX) return 1;
   drop_chunk(kv, &kv->idx.e[id]);

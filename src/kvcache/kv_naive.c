@@ -14,13 +14,6 @@ static struct slot *slot_at(struct mpisw_kv *kv, uint64_t i) {
   return (struct slot *)(kv->file_base + KV_BLOCK + i * kv->sb.slot_size);
 }
 
-static int check_key(const void *key, size_t klen, struct mpisw_error *e) {
-  if (!key || klen == 0 || klen > MPISW_KV_MAX_KEY)
-    return mpisw_fail(e, MPISW_K_USAGE, "key of %zu bytes: a key has 1 to %d bytes", klen,
-                      MPISW_KV_MAX_KEY);
-  return 0;
-}
-
 /* Slot of key, or UINT64_MAX; *free_slot: the first reusable slot met. */
 static uint64_t find(struct mpisw_kv *kv, const void *key, size_t klen, uint64_t *free_slot) {
   uint64_t n = kv->sb.slots, i = kv_hash(key, klen) % n;
@@ -48,7 +41,6 @@ int kv_naive_open(struct mpisw_kv *kv, int fresh, struct mpisw_error *e) {
 
 int kv_naive_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
                  size_t *vlen, struct mpisw_error *e) {
-  if (check_key(key, klen, e)) return -1;
   uint64_t fs, i = find(kv, key, klen, &fs);
   if (i == UINT64_MAX) return 1;
   struct slot *s = slot_at(kv, i);
@@ -64,8 +56,6 @@ int kv_naive_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
 
 int kv_naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *v, size_t vlen,
                  struct mpisw_error *e) {
-  if (check_key(key, klen, e)) return -1;
-  if (vlen && !v) return mpisw_fail(e, MPISW_K_USAGE, "value is NULL");
   if (sizeof(struct slot) + klen + vlen > kv->sb.slot_size)
     return mpisw_fail(e, MPISW_K_USAGE, "key of %zu and value of %zu bytes do not fit a slot of "
                       "%llu bytes (%s, %zu bytes of header)", klen, vlen,
@@ -92,7 +82,6 @@ int kv_naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
 }
 
 int kv_naive_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mpisw_error *e) {
-  if (check_key(key, klen, e)) return -1;
   uint64_t fs, i = find(kv, key, klen, &fs);
   if (i == UINT64_MAX) return 1;
   slot_at(kv, i)->state = SLOT_DELETED;

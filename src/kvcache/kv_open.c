@@ -196,9 +196,26 @@ static int broken(const char *routine) {
   return code(routine, &e);
 }
 
+/* Arguments every backend needs checked the same way. */
+static int check_args(const char *routine, const void *key, size_t klen, const void *value,
+                      size_t vlen, int *code_out) {
+  struct mpisw_error e;
+  if (!key || klen == 0 || klen > MPISW_KV_MAX_KEY)
+    mpisw_fail(&e, MPISW_K_USAGE, "key of %zu bytes: a key has 1 to %d bytes", klen,
+               MPISW_KV_MAX_KEY);
+  else if (vlen && !value)
+    mpisw_fail(&e, MPISW_K_USAGE, "value is NULL");
+  else
+    return 0;
+  *code_out = code(routine, &e);
+  return -1;
+}
+
 MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const void *value,
                               size_t vlen) {
   CHECK_KV("mpisw_kv_put");
+  int bad;
+  if (check_args("mpisw_kv_put", key, klen, value, vlen, &bad)) return bad;
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_put(kv, key, klen, value, vlen, &e)
                                              : kv_naive_put(kv, key, klen, value, vlen, &e);
@@ -208,6 +225,8 @@ MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const 
 MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
                               size_t *vlen) {
   CHECK_KV("mpisw_kv_get");
+  int bad;
+  if (check_args("mpisw_kv_get", key, klen, NULL, 0, &bad)) return bad;
   size_t dummy;
   if (!vlen) vlen = &dummy;
   struct mpisw_error e;
@@ -219,6 +238,8 @@ MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *
 
 MPISW_EXPORT int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen) {
   CHECK_KV("mpisw_kv_delete");
+  int bad;
+  if (check_args("mpisw_kv_delete", key, klen, NULL, 0, &bad)) return bad;
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_delete(kv, key, klen, &e)
                                              : kv_naive_delete(kv, key, klen, &e);
