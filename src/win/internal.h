@@ -35,6 +35,8 @@ extern pthread_mutex_t mpisw_lock;         /* registry, stats, budget, error cod
 void mpisw_state_init(void);               /* idempotent; needs MPI initialized */
 const char *mpisw_env_hints(void);         /* MPISW_HINTS or NULL */
 int mpisw_report_enabled(void);
+/* An environment switch: set, and not 0, false or no. */
+int mpisw_env_true(const char *name);
 /* Memory a window may still take under the budget (auto factor). */
 uint64_t mpisw_budget_left(int ranks_sharing);
 void mpisw_budget_take(int64_t bytes);     /* negative to give back */

@@ -12,11 +12,6 @@
 
 int mpisw_pager_windows;
 
-static int debug_enabled(void) {
-  const char *d = getenv("MPISW_PAGER_DEBUG");
-  return d && *d && strcmp(d, "0") != 0;
-}
-
 static uint64_t block_size(void) {
   const char *s = getenv("MPISW_PAGER_BLOCK");
   uint64_t b = 0, page = mpisw_page_size();
@@ -40,7 +35,7 @@ static uint64_t pager_memory(const struct mpisw_place *p) {
 
 void mpisw_pager_attach(struct mpisw_place *p) {
   const struct mpisw_layout *l = &p->region.l;
-  int debug = debug_enabled();
+  int debug = mpisw_env_true("MPISW_PAGER_DEBUG");
   p->pager = NULL;
   if (p->h.backend != MPISW_BACKEND_PAGER || !l->map_file_len || !p->region.reserve) return;
   struct mpisw_pager_opts o = {.block = block_size(), .memory = pager_memory(p),

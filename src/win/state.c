@@ -21,15 +21,15 @@ static int has_limit;
 static uint64_t limit_bytes;
 static uint64_t budget_used; /* memory parts of live mpisw placements */
 
-static int env_true(const char *name) {
+int mpisw_env_true(const char *name) {
   const char *v = getenv(name);
   return v && *v && strcmp(v, "0") && strcasecmp(v, "false") && strcasecmp(v, "no");
 }
 
 /* Read before main() so that MPISW_DISABLE holds for every call. */
 __attribute__((constructor)) static void read_env(void) {
-  mpisw_disabled = env_true("MPISW_DISABLE");
-  report = env_true("MPISW_REPORT");
+  mpisw_disabled = mpisw_env_true("MPISW_DISABLE");
+  report = mpisw_env_true("MPISW_REPORT");
   env_hints = getenv("MPISW_HINTS");
   if (env_hints && !*env_hints) env_hints = NULL;
   const char *lim = getenv("MPISW_MEMORY_LIMIT");
