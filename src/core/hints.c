@@ -13,7 +13,7 @@ const char *const mpisw_hint_keys[] = {
     "storage_alloc_factor", "storage_alloc_order",    "storage_alloc_unlink",
     "storage_alloc_discard", "access_style",          "file_perm",
     "striping_factor",      "striping_unit",          "storage_backend",
-    "storage_pager_memory", NULL};
+    "storage_pager_memory", "storage_node_shared", NULL};
 
 static const struct {
   const char *name;
@@ -34,6 +34,7 @@ void mpisw_hints_init(struct mpisw_hints *h) {
   h->factor = 1.0;
   h->unlink = -1;
   h->file_perm = -1;
+  h->node_shared = -1;
 }
 
 int mpisw_hints_known(const char *key) {
@@ -174,6 +175,8 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
   } else if (!strcmp(key, "storage_pager_memory")) {
     if (mpisw_parse_size(value, &h->pager_memory) || h->pager_memory == 0)
       return bad(e, key, value, "a positive byte count (K/M/G suffixes allowed)");
+  } else if (!strcmp(key, "storage_node_shared")) {
+    if (parse_bool(value, &h->node_shared)) return bad(e, key, value, "'true' or 'false'");
   } else if (!strcmp(key, "striping_unit")) {
     if (parse_positive_long(value, &h->striping_unit))
       return bad(e, key, value, "a positive integer (bytes)");

@@ -37,6 +37,7 @@ struct mpisw_hints {
   /* storage backend (docs/PAGER.md) */
   int backend;                       /* MPISW_BACKEND_* */
   uint64_t pager_memory;             /* storage_pager_memory; 0: derived from the budget */
+  int node_shared;                   /* storage_node_shared: 1, 0, or -1 (the MPI's default) */
 };
 
 enum { MPISW_BACKEND_MMAP = 0, MPISW_BACKEND_PAGER = 1 };

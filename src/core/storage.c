@@ -235,6 +235,13 @@ int mpisw_region_map(struct mpisw_region *r, const struct mpisw_layout *l, int f
   return 0;
 }
 
+int mpisw_map_file_fixed(void *addr, uint64_t len, int fd, uint64_t off, unsigned access) {
+  void *p = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)off);
+  if (p == MAP_FAILED) return -1;
+  advise(p, len, access);
+  return 0;
+}
+
 int mpisw_region_sync(const struct mpisw_region *r, struct mpisw_error *e) {
   if (!r->reserve || !r->l.map_file_len) return 0;
   if (msync(r->reserve + r->l.map_file_at, r->l.map_file_len, MS_SYNC) != 0)

@@ -56,6 +56,10 @@ struct mpisw_region {
 int mpisw_region_map(struct mpisw_region *r, const struct mpisw_layout *l, int file_fd,
                      int mem_fd, unsigned access, struct mpisw_error *e);
 
+/* Maps len bytes of fd at file offset off over [addr, addr+len), replacing
+ * whatever was there, with the access_style advice. 0, or -1 with errno. */
+int mpisw_map_file_fixed(void *addr, uint64_t len, int fd, uint64_t off, unsigned access);
+
 /* Storage part durable on return (msync MS_SYNC). 0 bytes: nothing to do. */
 int mpisw_region_sync(const struct mpisw_region *r, struct mpisw_error *e);
 

@@ -82,6 +82,7 @@ MPISW_EXPORT int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *fla
     int rc = mpisw_rmax_get_attr(win, keyval, value, flag, &handled);
     if (handled) return rc;
   }
+  if (!mpisw_disabled && mpisw_node_shared_attr(win, keyval, value, flag)) return MPI_SUCCESS;
   if (!mpisw_disabled && keyval == MPI_WIN_CREATE_FLAVOR) {
     int *flavor;
     if (mpisw_win_flavor(win, &flavor)) {

@@ -16,19 +16,26 @@ static int code(const char *routine, struct mpisw_error *e) {
   return mpisw_error_code(routine, e);
 }
 
-static int usage(const char *routine, const char *msg) {
+static int fail_code(const char *routine, int kind, const char *msg) {
   struct mpisw_error e;
-  mpisw_fail(&e, MPISW_K_USAGE, "%s", msg);
+  mpisw_fail(&e, kind, "%s", msg);
   return code(routine, &e);
 }
 
+static int usage(const char *routine, const char *msg) {
+  return fail_code(routine, MPISW_K_USAGE, msg);
+}
+
+/* Syncs the log's placement with the window module's own call, not the
+ * public mpisw_win_sync: that one returns an MPI code, and the kind of a
+ * storage failure (NOSPACE, IO, ...) would be lost on the way back here.
+ * Only this process's loads and stores write the log window, so the MPI's
+ * part of MPI_Win_sync (a memory barrier) adds nothing. */
 int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
-  int rc = mpisw_win_sync(kv->log_win);
-  if (rc == MPI_SUCCESS) return 0;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  PMPI_Error_string(rc, text, &len);
-  return mpisw_fail(e, MPISW_K_IO, "sync of %s failed: %s", kv->path, text);
+  struct mpisw_win *w = mpisw_win_lookup(kv->log_win);
+  if (!w || w->kind != MPISW_WIN_STORAGE)   /* kv_open asks for alloc_type=storage */
+    return mpisw_fail(e, MPISW_K_IO, "%s: the log window is not on storage", kv->path);
+  return mpisw_place_sync(&w->p, e);
 }
 
 /* What the file says before any window exists: 1 = a store (sb filled),
@@ -79,7 +86,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   if (comm == MPI_COMM_NULL) return usage(R, "the communicator is MPI_COMM_NULL");
   mpisw_state_init();
   struct mpisw_kv *kv = calloc(1, sizeof *kv);
-  if (!kv) return usage(R, "out of memory");
+  if (!kv) return fail_code(R, MPISW_K_NOMEM, "no memory for the store");   /* not the caller's fault */
   kv->fd_direct = kv->fd_rw = kv->fd_dw = -1;
   kv->log_win = kv->mem_win = MPI_WIN_NULL;
   int rc = PMPI_Comm_dup(comm, &kv->comm);

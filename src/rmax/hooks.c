@@ -1,5 +1,6 @@
 /* The few places the window module and MPI_Init/Finalize call into the RMA
  * extensions (declared at the end of win/internal.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "rmax/api.h"
@@ -15,7 +16,16 @@ void mpisw_rmax_finalize(void) {
 /* Dynamic windows are always tracked (memory handles hang off them, and
  * they are slow anyway); others only when they carry one of the keys. */
 void mpisw_rmax_created(MPI_Win win, MPI_Info info, int dynamic) {
-  if (dynamic || (info != MPI_INFO_NULL && rmax_has_keys(info))) rmax_track_new(win, info);
+  int n;
+  const MPI_Aint *shift, *du;
+  int shifted = mpisw_win_disp_map(win, &n, &shift, &du);
+  if (dynamic || shifted || (info != MPI_INFO_NULL && rmax_has_keys(info))) {
+    /* Without its entry a shifted window's RMA would land at wrong addresses. */
+    if (!rmax_track_new(win, info) && shifted) {
+      fprintf(stderr, "mpisw: out of memory for a storage window's RMA state\n");
+      PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    }
+  }
 }
 
 MPI_Win mpisw_rmax_sync_win(MPI_Win win) {

@@ -49,6 +49,9 @@ struct rmax_win {
   unsigned char *pending;  /* per target: an unflushed op of an ordered sequence */
   int arena_dirty;         /* root: memhandle ops went to the arena since the last flush */
   struct rmax_epoch ep;    /* root only */
+  /* root of a storage window on the MPI's node-shared window: the MPI's
+   * target_disp is shift[r] + disp * disp_unit[r] (win/node_shared.c) */
+  const MPI_Aint *shift, *shift_du;
   int nchildren;           /* root: live dups / memhandle windows */
   int *keyvals;            /* DUP/MEMH: user attributes set on the handle */
   int nkeyvals;

@@ -52,6 +52,10 @@ int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank,
     if (w->from_arena && !__atomic_load_n(&w->root->arena_dirty, __ATOMIC_RELAXED))
       __atomic_store_n(&w->root->arena_dirty, 1, __ATOMIC_RELEASE);
   }
+  /* a duplicate's parent may be a storage window with shifted segments */
+  const struct rmax_win *root = w->kind == RMAX_MEMH ? NULL : w->root;
+  if (root && root->shift && op->rank >= 0 && op->rank < root->nranks)
+    op->disp = root->shift[op->rank] + op->disp * root->shift_du[op->rank];
   if (w->keys.order) order_before(w, op);
   return MPI_SUCCESS;
 }

@@ -100,6 +100,8 @@ static int group_size(MPI_Win win) {
 /* Sizes the per-target arrays of a root. */
 static int size_root(struct rmax_win *w) {
   w->nranks = group_size(w->handle);
+  int n;
+  if (mpisw_win_disp_map(w->handle, &n, &w->shift, &w->shift_du) && n != w->nranks) return -1;
   w->pending = calloc((size_t)w->nranks, 1);
   w->ep.nranks = w->nranks;
   w->ep.locks = calloc((size_t)w->nranks, sizeof *w->ep.locks);

@@ -36,7 +36,10 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
     if (w) mpisw_win_destroy(w);
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
   }
-  int rc = mpisw_mpi_win_create(w->p.region.base, size, disp_unit, info, comm, win, large);
+  void *base = w->p.region.base;
+  int rc = MPI_SUCCESS;
+  if (!mpisw_node_shared_create(w, size, disp_unit, info, comm, win, &base, large))
+    rc = mpisw_mpi_win_create(base, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
     mpisw_win_destroy(w);
@@ -46,6 +49,6 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
   w->disp_unit = disp_unit;
   mpisw_win_register(w, *win);
   mpisw_place_count(&w->p, 0);
-  *(void **)baseptr = w->p.region.base;
+  *(void **)baseptr = base;
   return MPI_SUCCESS;
 }

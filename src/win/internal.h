@@ -123,6 +123,13 @@ struct mpisw_win {
    * (the pager's put hint turns a displacement into an address) */
   int rank;
   MPI_Aint disp_unit;
+  /* STORAGE on the MPI's node-shared window (node_shared.c): seg_off holds
+   * each rank's shift (segment start to its page-aligned file mapping),
+   * seg_size and seg_disp the sizes and displacement units the ranks asked
+   * for; the MPI window itself has displacement unit 1. */
+  int node_shared;
+  void *user_base;               /* this rank's base as the user sees it */
+  int user_disp_int;             /* what MPI_WIN_DISP_UNIT points at */
   /* USER: storage allocations this window exposes */
   struct mpisw_alloc **allocs;
   int nallocs, cap;
@@ -175,6 +182,24 @@ int mpisw_win_free(MPI_Win *win);
 int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used);
 int mpisw_win_flavor(MPI_Win win, int **flavor);
 void mpisw_finalize(void);
+
+/* ---- node_shared.c: storage windows of one node on the MPI's shared-memory
+ * path. Collective; 1 when *win and *base are made, 0 when the caller must
+ * use MPI_Win_create (nothing is left behind). ---- */
+int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_unit,
+                             MPI_Info info, MPI_Comm comm, MPI_Win *win, void **base,
+                             int large);
+/* For the RMA layer: a node-shared window's per-rank shift and displacement
+ * unit (target_disp becomes shift[r] + disp * disp_unit[r]); 0 for others. */
+int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
+                       const MPI_Aint **disp_unit);
+/* MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT as the user made them; 1 when
+ * answered. */
+int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);
+int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr);
+/* storage_node_shared in effect for these hints (the MPI's default when unset). */
+int mpisw_node_shared_wanted(const struct mpisw_hints *h);
 
 /* ---- quirks.c: MPI bugs worked around before MPI_Init ---- */
 void mpisw_quirks_before_init(void);

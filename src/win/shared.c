@@ -226,8 +226,15 @@ fail_early:
 int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                            void *baseptr, int *handled) {
   struct mpisw_win *w = mpisw_win_lookup(win);
-  *handled = w && w->kind == MPISW_WIN_SHARED;
+  *handled = w && (w->kind == MPISW_WIN_SHARED || (w->kind == MPISW_WIN_STORAGE && w->node_shared));
   if (!*handled) return MPI_SUCCESS;
+  if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->nranks)) {
+    struct mpisw_error e;
+    mpisw_fail(&e, MPISW_K_USAGE, "rank %d is not in the window's group of %d", rank,
+               w->nranks);
+    return mpisw_raise_win(win, mpisw_error_code("MPI_Win_shared_query", &e));
+  }
+  if (w->kind == MPISW_WIN_STORAGE) return mpisw_node_shared_query(w, rank, size, disp_unit, baseptr);
   if (rank == MPI_PROC_NULL) {
     rank = 0;
     for (int r = 0; r < w->nranks; r++)
@@ -235,11 +242,6 @@ int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
         rank = r;
         break;
       }
-  } else if (rank < 0 || rank >= w->nranks) {
-    struct mpisw_error e;
-    mpisw_fail(&e, MPISW_K_USAGE, "rank %d is not in the window's group of %d", rank,
-               w->nranks);
-    return mpisw_raise_win(win, mpisw_error_code("MPI_Win_shared_query", &e));
   }
   *size = w->seg_size[rank];
   *disp_unit = w->seg_disp[rank];

@@ -1,8 +1,11 @@
 /* mpisw_kv: the key-value store on windows. Each rank opens its own store
  * (path with %r) in the scratch directory; cases are selected by argv[1]. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mpisw_kv.h"
@@ -259,6 +262,43 @@ static void case_torn(void) {
   MPI_Info_free(&info);
 }
 
+/* Fault injection for case_syncerr: libmpisw makes storage durable with
+ * msync, and this definition in the executable (exported: the build hides
+ * symbols by default) takes the library's place, so a case can make the
+ * syncs fail with the errno it sets. */
+static int msync_errno;   /* 0: the real msync */
+__attribute__((visibility("default"))) int msync(void *addr, size_t len, int flags) {
+  if (msync_errno) {
+    errno = msync_errno;
+    return -1;
+  }
+  return (int)syscall(SYS_msync, addr, len, flags);
+}
+
+/* A failed sync of the log reaches the caller with the kind of the storage
+ * failure (not a generic I/O error), and the store goes on afterwards. */
+static void case_syncerr(const char *backend) {
+  mpisw_kv *kv = open_backend("syncerr", backend, "kv_slot_size=256");
+  put_pattern(kv, 1, 100, 1);
+  msync_errno = ENOSPC;
+  EXPECT_ERR(mpisw_kv_sync(kv), MPISW_ERR_NOSPACE, "mpisw_kv_sync", strerror(ENOSPC));
+  msync_errno = EIO;
+  EXPECT_ERR(mpisw_kv_sync(kv), MPISW_ERR_IO, "mpisw_kv_sync", strerror(EIO));
+  msync_errno = 0;
+  CHECK_MPI(mpisw_kv_sync(kv));
+  expect_pattern(kv, 1, 100, 1);
+  if (!strcmp(backend, "kv_backend=cache")) {
+    /* compaction syncs the new region before switching to it */
+    msync_errno = ENOSPC;
+    EXPECT_ERR(mpisw_kv_compact(kv), MPISW_ERR_NOSPACE, "mpisw_kv_compact", strerror(ENOSPC));
+    msync_errno = 0;
+    EXPECT_ERR(mpisw_kv_close(&kv), MPISW_ERR_IO, "compaction failed", NULL);
+    kv = open_backend("syncerr", backend, "kv_slot_size=256");   /* the state before the compaction */
+  }
+  expect_pattern(kv, 1, 100, 1);
+  CHECK_MPI(mpisw_kv_close(&kv));
+}
+
 /* Bad paths and options: clear errors on every rank, nothing left open. */
 static void case_errors(void) {
   mpisw_kv *kv = NULL;
@@ -352,5 +392,9 @@ int main(int argc, char **argv) {
   if (all || !strcmp(what, "torn")) case_torn();
   if (all || !strcmp(what, "errors")) case_errors();
   if (all || !strcmp(what, "naive")) case_naive();
+  if (all || !strcmp(what, "syncerr")) {
+    case_syncerr("kv_backend=cache");
+    case_syncerr("kv_backend=naive");
+  }
   return tl_finish();
 }

@@ -1,0 +1,246 @@
+/* Storage windows whose ranks share one node, at shared-memory speed.
+ *
+ * MPI_Win_create over our file mappings sends RMA down the MPI's general
+ * path (Open MPI 4.1: osc/ucx, 4-15x slower than osc/sm between two ranks
+ * of one node). Instead, when every rank is on one node and each rank's
+ * range is wholly a file mapping, the window is the MPI's own node-shared
+ * window (direct load/store, locks in shared memory) and every process maps
+ * each rank's file over that rank's segment. RMA then reads and writes the
+ * files' page-cache pages; the MPI's segment pages underneath are never
+ * touched. Each rank's own mapping from place.c stays: sync and free use it
+ * (msync works on the file, whichever mapping dirtied the pages), and the
+ * MPI's free unmaps the segment with everything mapped over it.
+ *
+ * Open MPI's segments start 264 bytes past a page boundary, and a file can
+ * only be mapped at page boundaries. So each segment is one page longer,
+ * the file is mapped at the first page boundary inside it, and the RMA layer
+ * (src/rmax/route.c) adds that shift to every target displacement; the MPI
+ * window has displacement unit 1 and the layer multiplies by the target's.
+ *
+ * Used by default with Open MPI only: MPICH 4.0's own MPI_Win_create path is
+ * already as fast as its memory windows here, and its shared windows made
+ * the target fault on every page of every transfer (storage_node_shared=true
+ * forces it). Anything missing (ranks on several nodes, one rank, a memory
+ * part, the pager, an MPI without node-shared windows, a peer's file that
+ * cannot be opened) returns 0 and the caller uses MPI_Win_create. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "win/internal.h"
+
+#ifdef OPEN_MPI
+#define NODE_SHARED_DEFAULT 1
+#else
+#define NODE_SHARED_DEFAULT 0
+#endif
+
+/* What a rank tells its peers about its file mapping. */
+struct peer {
+  uint64_t off, len;  /* page-aligned file offset and length of the mapping */
+  int64_t size;       /* window bytes the rank asked for */
+  int64_t disp_unit;
+  int32_t pid, fd;    /* peers open /proc/<pid>/fd/<fd>: works for unlinked files too */
+  uint32_t access;    /* access_style, applied to every mapping of the file */
+  int32_t pad;
+};
+
+static uint64_t host_hash(void) {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (const char *c = host; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+  return h;
+}
+
+int mpisw_node_shared_wanted(const struct mpisw_hints *h) {
+  return h->node_shared >= 0 ? h->node_shared : NODE_SHARED_DEFAULT;
+}
+
+static int eligible(const struct mpisw_place *p) {
+  const struct mpisw_layout *l = &p->region.l;
+  if (!mpisw_node_shared_wanted(&p->h) || p->pager) return 0;
+  if (l->size == 0) return 1;
+  return l->mem_len == 0 && l->lead == 0 && l->map_file_at == 0 && p->file.fd >= 0;
+}
+
+/* One collective: does every rank qualify, and are all on one host? */
+static int all_eligible(MPI_Comm comm, const struct mpisw_place *p) {
+  uint64_t h = host_hash();
+  uint64_t in[3] = {eligible(p) ? 0 : 1, h, ~h}, out[3];
+  PMPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, comm);
+  return out[0] == 0 && out[1] == ~out[2];
+}
+
+/* Maps rank pr's file at the first page boundary of its segment. */
+static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own_fd,
+                    MPI_Aint *shift) {
+  uint64_t page = mpisw_page_size();
+  *shift = 0;
+  if (pr->size <= 0) return 0;
+  uint64_t len = ((uint64_t)pr->size + page - 1) / page * page;
+  if (!seg || len > pr->len) return -1;
+  *shift = (MPI_Aint)((page - (uintptr_t)seg % page) % page);
+  if ((uint64_t)*shift + (uint64_t)pr->size > (uint64_t)seg_size) return -1;
+  int fd = own_fd;
+  if (fd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pr->pid, (int)pr->fd);
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return -1;
+  }
+  /* The last page may reach past the segment's end; that is the segment's
+   * own slack page, or the next rank's first page: len is rounded only up
+   * to the end of the slack. */
+  uint64_t room = ((uint64_t)seg_size - (uint64_t)*shift) / page * page;
+  if (len > room) len = room;
+  int rc = mpisw_map_file_fixed(seg + *shift, len, fd, pr->off, pr->access);
+  if (fd != own_fd) close(fd);
+  return rc;
+}
+
+/* The MPI's node-shared window, one slack page per rank; errors returned,
+ * not raised. A shared window because MPIs answer MPI_Win_shared_query only
+ * for those (Open MPI 4.1, MPICH 4.0); MPI_WIN_CREATE_FLAVOR still reports
+ * ALLOCATE (info.c). */
+static int allocate(MPI_Aint size, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win,
+                    int large) {
+  MPI_Info inf;
+  if (info == MPI_INFO_NULL) PMPI_Info_create(&inf);
+  else PMPI_Info_dup(info, &inf);
+  PMPI_Info_set(inf, "alloc_shared_noncontig", "true");
+  MPI_Errhandler eh;
+  PMPI_Comm_get_errhandler(comm, &eh);
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Aint want = size > 0 ? size + (MPI_Aint)mpisw_page_size() : 0;
+  int rc = mpisw_mpi_win_allocate_shared(want, 1, inf, comm, base, win, large);
+  PMPI_Comm_set_errhandler(comm, eh);
+  PMPI_Errhandler_free(&eh);
+  PMPI_Info_free(&inf);
+  return rc;
+}
+
+/* Maps every rank's file into its segment of win; 0 when all are mapped. */
+static int map_all(struct mpisw_win *w, MPI_Win win, int n, const struct peer *all) {
+  MPI_Errhandler eh;
+  PMPI_Win_get_errhandler(win, &eh);
+  PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  int failed = 0;
+  for (int r = 0; r < n && !failed; r++) {
+    MPI_Aint sz = 0;
+    int du = 0;
+    char *b = NULL;
+    if (PMPI_Win_shared_query(win, r, &sz, &du, &b) != MPI_SUCCESS) failed = 1;
+    else failed = map_peer(b, sz, &all[r], r == w->rank ? w->p.file.fd : -1, &w->seg_off[r]);
+    w->seg_size[r] = (MPI_Aint)all[r].size;
+    w->seg_disp[r] = (MPI_Aint)all[r].disp_unit;
+    if (r == w->rank) w->user_base = b ? b + w->seg_off[r] : NULL;
+  }
+  PMPI_Win_set_errhandler(win, eh);
+  PMPI_Errhandler_free(&eh);
+  return failed;
+}
+
+int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_unit,
+                             MPI_Info info, MPI_Comm comm, MPI_Win *win, void **base,
+                             int large) {
+  int n;
+  PMPI_Comm_size(comm, &n);
+  PMPI_Comm_rank(comm, &w->rank);
+  if (n < 2 || !all_eligible(comm, &w->p)) return 0;
+
+  struct peer me = {0}, *all = malloc((size_t)n * sizeof *all);
+  w->seg_off = calloc((size_t)n, sizeof *w->seg_off);
+  w->seg_size = calloc((size_t)n, sizeof *w->seg_size);
+  w->seg_disp = calloc((size_t)n, sizeof *w->seg_disp);
+  const struct mpisw_layout *l = &w->p.region.l;
+  me.off = l->map_file_off;
+  me.len = l->map_file_len;
+  me.size = size;
+  me.disp_unit = disp_unit;
+  me.pid = (int32_t)getpid();
+  me.fd = w->p.file.fd;
+  me.access = w->p.h.access;
+  int failed = !all || !w->seg_off || !w->seg_size || !w->seg_disp, any = 0;
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) goto fallback;
+  PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
+
+  void *smbase = NULL;
+  MPI_Win smwin = MPI_WIN_NULL;
+  failed = allocate(size, info, comm, &smbase, &smwin, large) != MPI_SUCCESS;
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) goto fallback; /* a window some ranks have and others not cannot be
+                           * freed collectively: an MPI failing unevenly leaves it */
+  failed = map_all(w, smwin, n, all);
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) {
+    PMPI_Win_free(&smwin); /* unmaps the segment, with whatever we mapped over it */
+    goto fallback;
+  }
+  free(all);
+  w->node_shared = 1;
+  w->nranks = n;
+  w->user_disp_int = (int)disp_unit;
+  *win = smwin;
+  *base = w->user_base;
+  return 1;
+
+fallback:
+  free(all);
+  free(w->seg_off);
+  free(w->seg_size);
+  free(w->seg_disp);
+  w->seg_off = w->seg_size = w->seg_disp = NULL;
+  return 0;
+}
+
+static struct mpisw_win *node_shared_win(MPI_Win win) {
+  struct mpisw_win *w = mpisw_win_lookup(win);
+  return w && w->kind == MPISW_WIN_STORAGE && w->node_shared ? w : NULL;
+}
+
+int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
+                       const MPI_Aint **disp_unit) {
+  struct mpisw_win *w = node_shared_win(win);
+  if (!w) return 0;
+  *nranks = w->nranks;
+  *shift = w->seg_off;
+  *disp_unit = w->seg_disp;
+  return 1;
+}
+
+int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag) {
+  if (keyval != MPI_WIN_BASE && keyval != MPI_WIN_SIZE && keyval != MPI_WIN_DISP_UNIT) return 0;
+  struct mpisw_win *w = node_shared_win(win);
+  if (!w) return 0;
+  if (keyval == MPI_WIN_BASE) *(void **)value = w->user_base;
+  else if (keyval == MPI_WIN_SIZE) *(MPI_Aint **)value = &w->seg_size[w->rank];
+  else *(int **)value = &w->user_disp_int;
+  *flag = 1;
+  return 1;
+}
+
+/* MPI_Win_shared_query on such a window: the user's view of rank's part. */
+int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr) {
+  if (rank == MPI_PROC_NULL) {
+    rank = 0;
+    for (int r = 0; r < w->nranks; r++)
+      if (w->seg_size[r] > 0) {
+        rank = r;
+        break;
+      }
+  }
+  MPI_Aint sz;
+  int du;
+  char *b = NULL;
+  int rc = PMPI_Win_shared_query(w->win, rank, &sz, &du, &b);
+  if (rc != MPI_SUCCESS) return rc;
+  *size = w->seg_size[rank];
+  *disp_unit = w->seg_disp[rank];
+  *(void **)baseptr = b && *size > 0 ? b + w->seg_off[rank] : NULL;
+  return MPI_SUCCESS;
+}
