@@ -21,12 +21,14 @@
  * already as fast as its memory windows here, and its shared windows made
  * the target fault on every page of every transfer (storage_node_shared=true
  * forces it). Anything missing (ranks on several nodes, one rank, a memory
- * part, the pager, an MPI without node-shared windows, a peer's file that
- * cannot be opened) returns 0 and the caller uses MPI_Win_create. */
+ * part, the pager, an MPI without node-shared windows, a window larger than
+ * the MPI's shared-memory backing file system, a peer's file that cannot be
+ * opened) returns 0 and the caller uses MPI_Win_create. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "win/internal.h"
@@ -101,6 +103,25 @@ static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own
   return rc;
 }
 
+/* Open MPI backs its shared windows with a sparse file in /dev/shm and
+ * refuses (with a warning, then a hang or abort) a window larger than that
+ * file system's free space, although its pages are never touched here: a
+ * storage window larger than that keeps the MPI_Win_create path. */
+static int backing_has_room(const struct peer *all, int n) {
+#ifdef OPEN_MPI
+  const char *dir = getenv("OMPI_MCA_osc_sm_backing_directory");
+  struct statvfs st;
+  if (statvfs(dir && *dir ? dir : "/dev/shm", &st) != 0) return 0;
+  uint64_t need = 1 << 20, page = mpisw_page_size();
+  for (int r = 0; r < n; r++) need += (uint64_t)all[r].size + page;
+  return need <= (uint64_t)st.f_bavail * st.f_frsize;
+#else
+  (void)all;
+  (void)n;
+  return 1;
+#endif
+}
+
 /* The MPI's node-shared window, one slack page per rank; errors returned,
  * not raised. A shared window because MPIs answer MPI_Win_shared_query only
  * for those (Open MPI 4.1, MPICH 4.0); MPI_WIN_CREATE_FLAVOR still reports
@@ -167,6 +188,9 @@ int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_u
   PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
   if (any) goto fallback;
   PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
+  failed = !backing_has_room(all, n);
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) goto fallback;
 
   void *smbase = NULL;
   MPI_Win smwin = MPI_WIN_NULL;
