@@ -247,17 +247,10 @@ int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag) {
   return 1;
 }
 
-/* MPI_Win_shared_query on such a window: the user's view of rank's part. */
+/* MPI_Win_shared_query on such a window (rank already resolved by
+ * shared.c): the user's view of rank's part. */
 int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr) {
-  if (rank == MPI_PROC_NULL) {
-    rank = 0;
-    for (int r = 0; r < w->nranks; r++)
-      if (w->seg_size[r] > 0) {
-        rank = r;
-        break;
-      }
-  }
   MPI_Aint sz;
   int du;
   char *b = NULL;

@@ -234,8 +234,7 @@ int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
                w->nranks);
     return mpisw_raise_win(win, mpisw_error_code("MPI_Win_shared_query", &e));
   }
-  if (w->kind == MPISW_WIN_STORAGE) return mpisw_node_shared_query(w, rank, size, disp_unit, baseptr);
-  if (rank == MPI_PROC_NULL) {
+  if (rank == MPI_PROC_NULL) { /* the first rank with memory */
     rank = 0;
     for (int r = 0; r < w->nranks; r++)
       if (w->seg_size[r] > 0) {
@@ -243,6 +242,7 @@ int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
         break;
       }
   }
+  if (w->kind == MPISW_WIN_STORAGE) return mpisw_node_shared_query(w, rank, size, disp_unit, baseptr);
   *size = w->seg_size[rank];
   *disp_unit = w->seg_disp[rank];
   *(void **)baseptr = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
