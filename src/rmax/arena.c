@@ -53,13 +53,10 @@ static uint64_t arena_size(void) {
 int rmax_arena_init(void) {
   uint64_t heap = arena_size();
   total = SLOT_BYTES + (MPI_Aint)heap;
-  MPI_Errhandler eh;
-  PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
-  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Errhandler eh = mpisw_comm_errors_return(MPI_COMM_WORLD);
   int rc = PMPI_Win_allocate(total, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &arena);
   if (rc == MPI_SUCCESS) rc = PMPI_Win_lock_all(MPI_MODE_NOCHECK, arena);
-  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
-  if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL) PMPI_Errhandler_free(&eh);
+  mpisw_comm_errors_restore(MPI_COMM_WORLD, eh);
   if (rc != MPI_SUCCESS) {
     if (arena != MPI_WIN_NULL) PMPI_Win_free(&arena);
     arena = MPI_WIN_NULL;

@@ -17,12 +17,9 @@ void rmax_epoch_init(struct rmax_win *root, int known) {
 }
 
 int rmax_flush_guarded(MPI_Win win, int rank) {
-  MPI_Errhandler eh;
-  PMPI_Win_get_errhandler(win, &eh);
-  PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Errhandler eh = mpisw_win_errors_return(win);
   int rc = PMPI_Win_flush(rank, win);
-  PMPI_Win_set_errhandler(win, eh);
-  if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL) PMPI_Errhandler_free(&eh);
+  mpisw_win_errors_restore(win, eh);
   return rc;
 }
 

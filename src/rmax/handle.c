@@ -19,7 +19,7 @@ static void inherit_errhandler(MPI_Win parent, MPI_Win nw) {
   MPI_Errhandler peh;
   if (PMPI_Win_get_errhandler(parent, &peh) == MPI_SUCCESS) {
     PMPI_Win_set_errhandler(nw, peh);
-    if (peh != MPI_ERRORS_RETURN && peh != MPI_ERRORS_ARE_FATAL) PMPI_Errhandler_free(&peh);
+    mpisw_errhandler_release(&peh);
   }
 }
 
@@ -31,12 +31,9 @@ int rmax_local_handle(const char *routine, MPI_Win parent, MPI_Win *nw) {
     inherit_errhandler(parent, *nw);
     return MPI_SUCCESS;
   }
-  MPI_Errhandler eh;
-  PMPI_Comm_get_errhandler(MPI_COMM_SELF, &eh);
-  PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  MPI_Errhandler eh = mpisw_comm_errors_return(MPI_COMM_SELF);
   int rc = PMPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, nw);
-  PMPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
-  if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL) PMPI_Errhandler_free(&eh);
+  mpisw_comm_errors_restore(MPI_COMM_SELF, eh);
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;

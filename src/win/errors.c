@@ -86,3 +86,34 @@ int mpisw_raise_noobj(int code) {
   return mpisw_raise_comm(MPI_COMM_WORLD, code);
 #endif
 }
+
+/* Predefined handlers are not freed (MPI-3 calls that erroneous). */
+void mpisw_errhandler_release(MPI_Errhandler *eh) {
+  if (*eh != MPI_ERRHANDLER_NULL && *eh != MPI_ERRORS_RETURN && *eh != MPI_ERRORS_ARE_FATAL)
+    PMPI_Errhandler_free(eh);
+  *eh = MPI_ERRHANDLER_NULL;
+}
+
+MPI_Errhandler mpisw_win_errors_return(MPI_Win win) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  PMPI_Win_get_errhandler(win, &eh);
+  PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  return eh;
+}
+
+void mpisw_win_errors_restore(MPI_Win win, MPI_Errhandler eh) {
+  PMPI_Win_set_errhandler(win, eh);
+  mpisw_errhandler_release(&eh);
+}
+
+MPI_Errhandler mpisw_comm_errors_return(MPI_Comm comm) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(comm, &eh);
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  return eh;
+}
+
+void mpisw_comm_errors_restore(MPI_Comm comm, MPI_Errhandler eh) {
+  PMPI_Comm_set_errhandler(comm, eh);
+  mpisw_errhandler_release(&eh);
+}

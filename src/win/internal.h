@@ -55,6 +55,15 @@ int mpisw_raise_win(MPI_Win win, int code);
 /* Errors of calls without an object (MPI_Alloc_mem): MPI-4 raises them on
  * MPI_COMM_SELF, MPI-3 on MPI_COMM_WORLD. */
 int mpisw_raise_noobj(int code);
+/* MPI calls made between these pairs return their errors instead of raising
+ * them: *_errors_return sets MPI_ERRORS_RETURN and gives the handler it
+ * replaced, *_errors_restore puts it back and releases the reference. */
+MPI_Errhandler mpisw_win_errors_return(MPI_Win win);
+void mpisw_win_errors_restore(MPI_Win win, MPI_Errhandler eh);
+MPI_Errhandler mpisw_comm_errors_return(MPI_Comm comm);
+void mpisw_comm_errors_restore(MPI_Comm comm, MPI_Errhandler eh);
+/* Frees a handler reference from *_get_errhandler unless it is predefined. */
+void mpisw_errhandler_release(MPI_Errhandler *eh);
 
 /* ---- hints_mpi.c: env defaults + MPI_Info -> struct mpisw_hints ---- */
 int mpisw_hints_from_info(MPI_Info info, struct mpisw_hints *h, struct mpisw_error *e);
@@ -198,8 +207,6 @@ int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);
 int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr);
-/* storage_node_shared in effect for these hints (the MPI's default when unset). */
-int mpisw_node_shared_wanted(const struct mpisw_hints *h);
 
 /* ---- quirks.c: MPI bugs worked around before MPI_Init ---- */
 void mpisw_quirks_before_init(void);

@@ -31,6 +31,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "core/path.h"
 #include "win/internal.h"
 
 #ifdef OPEN_MPI
@@ -50,20 +51,20 @@ struct peer {
 };
 
 static uint64_t host_hash(void) {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
+  char host[256];
+  mpisw_path_hostname(host, sizeof host);
   uint64_t h = 1469598103934665603ULL; /* FNV-1a */
   for (const char *c = host; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
   return h;
 }
 
-int mpisw_node_shared_wanted(const struct mpisw_hints *h) {
+static int wanted(const struct mpisw_hints *h) {
   return h->node_shared >= 0 ? h->node_shared : NODE_SHARED_DEFAULT;
 }
 
 static int eligible(const struct mpisw_place *p) {
   const struct mpisw_layout *l = &p->region.l;
-  if (!mpisw_node_shared_wanted(&p->h) || p->pager) return 0;
+  if (!wanted(&p->h) || p->pager) return 0;
   if (l->size == 0) return 1;
   return l->mem_len == 0 && l->lead == 0 && l->map_file_at == 0 && p->file.fd >= 0;
 }
@@ -132,22 +133,17 @@ static int allocate(MPI_Aint size, MPI_Info info, MPI_Comm comm, void *base, MPI
   if (info == MPI_INFO_NULL) PMPI_Info_create(&inf);
   else PMPI_Info_dup(info, &inf);
   PMPI_Info_set(inf, "alloc_shared_noncontig", "true");
-  MPI_Errhandler eh;
-  PMPI_Comm_get_errhandler(comm, &eh);
-  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Errhandler eh = mpisw_comm_errors_return(comm);
   MPI_Aint want = size > 0 ? size + (MPI_Aint)mpisw_page_size() : 0;
   int rc = mpisw_mpi_win_allocate_shared(want, 1, inf, comm, base, win, large);
-  PMPI_Comm_set_errhandler(comm, eh);
-  PMPI_Errhandler_free(&eh);
+  mpisw_comm_errors_restore(comm, eh);
   PMPI_Info_free(&inf);
   return rc;
 }
 
 /* Maps every rank's file into its segment of win; 0 when all are mapped. */
 static int map_all(struct mpisw_win *w, MPI_Win win, int n, const struct peer *all) {
-  MPI_Errhandler eh;
-  PMPI_Win_get_errhandler(win, &eh);
-  PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Errhandler eh = mpisw_win_errors_return(win);
   int failed = 0;
   for (int r = 0; r < n && !failed; r++) {
     MPI_Aint sz = 0;
@@ -159,8 +155,7 @@ static int map_all(struct mpisw_win *w, MPI_Win win, int n, const struct peer *a
     w->seg_disp[r] = (MPI_Aint)all[r].disp_unit;
     if (r == w->rank) w->user_base = b ? b + w->seg_off[r] : NULL;
   }
-  PMPI_Win_set_errhandler(win, eh);
-  PMPI_Errhandler_free(&eh);
+  mpisw_win_errors_restore(win, eh);
   return failed;
 }
 

@@ -30,22 +30,14 @@ static int sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
   return rc;
 }
 
-static void release_handler(MPI_Errhandler *eh) {
-  if (*eh != MPI_ERRHANDLER_NULL && *eh != MPI_ERRORS_RETURN && *eh != MPI_ERRORS_ARE_FATAL)
-    PMPI_Errhandler_free(eh);
-}
-
 /* The MPI's part of MPI_Win_sync on a window with storage. MPI allows the
  * call outside an epoch, but Open MPI's osc/ucx refuses it there
  * (MPI_ERR_RMA_SYNC); the storage sync must still happen, so treat that
  * refusal as the memory barrier it stands for. */
 static int mpi_part_of_sync(MPI_Win win) {
-  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  PMPI_Win_get_errhandler(win, &eh);
-  PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Errhandler eh = mpisw_win_errors_return(win);
   int rc = PMPI_Win_sync(win);
-  PMPI_Win_set_errhandler(win, eh);
-  release_handler(&eh);
+  mpisw_win_errors_restore(win, eh);
   if (rc == MPI_SUCCESS) return rc;
   int cls = MPI_ERR_OTHER;
   PMPI_Error_class(rc, &cls);
@@ -90,7 +82,7 @@ int mpisw_win_free(MPI_Win *win) {
    * is in flight, so the sync below covers everything. */
   int rc = PMPI_Win_free(win);
   if (rc != MPI_SUCCESS) {
-    release_handler(&eh);
+    mpisw_errhandler_release(&eh);
     return rc;
   }
   mpisw_win_unregister(w);
@@ -101,6 +93,6 @@ int mpisw_win_free(MPI_Win *win) {
   mpisw_win_destroy(w);
   int out = MPI_SUCCESS;
   if (failed) out = raise_after_free(eh, mpisw_error_code("MPI_Win_free", &e));
-  release_handler(&eh);
+  mpisw_errhandler_release(&eh);
   return out;
 }
