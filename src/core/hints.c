@@ -68,7 +68,7 @@ int mpisw_parse_size(const char *text, uint64_t *out) {
   return 0;
 }
 
-static int parse_bool(const char *v, int *out) {
+int mpisw_parse_bool(const char *v, int *out) {
   if (!strcasecmp(v, "true") || !strcmp(v, "1")) return *out = 1, 0;
   if (!strcasecmp(v, "false") || !strcmp(v, "0")) return *out = 0, 0;
   return -1;
@@ -150,9 +150,9 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     else if (!strcmp(value, "storage_first")) h->storage_first = 1;
     else return bad(e, key, value, "'memory_first' or 'storage_first'");
   } else if (!strcmp(key, "storage_alloc_unlink")) {
-    if (parse_bool(value, &h->unlink)) return bad(e, key, value, "'true' or 'false'");
+    if (mpisw_parse_bool(value, &h->unlink)) return bad(e, key, value, "'true' or 'false'");
   } else if (!strcmp(key, "storage_alloc_discard")) {
-    if (parse_bool(value, &h->discard)) return bad(e, key, value, "'true' or 'false'");
+    if (mpisw_parse_bool(value, &h->discard)) return bad(e, key, value, "'true' or 'false'");
   } else if (!strcmp(key, "access_style")) {
     if (parse_access(value, &h->access))
       return bad(e, key, value,
@@ -176,7 +176,7 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     if (mpisw_parse_size(value, &h->pager_memory) || h->pager_memory == 0)
       return bad(e, key, value, "a positive byte count (K/M/G suffixes allowed)");
   } else if (!strcmp(key, "storage_node_shared")) {
-    if (parse_bool(value, &h->node_shared)) return bad(e, key, value, "'true' or 'false'");
+    if (mpisw_parse_bool(value, &h->node_shared)) return bad(e, key, value, "'true' or 'false'");
   } else if (!strcmp(key, "striping_unit")) {
     if (parse_positive_long(value, &h->striping_unit))
       return bad(e, key, value, "a positive integer (bytes)");

@@ -65,6 +65,9 @@ int mpisw_hints_check(const struct mpisw_hints *h, struct mpisw_error *e);
 /* "4096", "64K", "1M", "2G", "1T" (powers of 1024). Returns -1 on junk. */
 int mpisw_parse_size(const char *text, uint64_t *out);
 
+/* "true"/"1" or "false"/"0" (case-insensitive) into *out; -1 on anything else. */
+int mpisw_parse_bool(const char *v, int *out);
+
 /* Formats the access flags back as "sequential,random". */
 void mpisw_access_format(unsigned access, char *buf, int len);
 

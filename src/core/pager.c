@@ -754,6 +754,7 @@ void mpisw_pager_will_overwrite(struct mpisw_pager *pg, const void *addr, uint64
   if (a < base || a + len > base + pg->len) return;
   uint64_t from = (a - base + pg->block - 1) / pg->block, to = (a - base + len) / pg->block;
   if (a - base + len == pg->len) to = pg->nblocks; /* a short last block counts */
+  if (from >= to) return; /* covers no block whole: the usual put, no lock */
   pthread_mutex_lock(&pg->mu);
   for (uint64_t i = from; i < to; i++)
     if (pg->b[i].state == ABSENT) pg->b[i].flags |= F_OVERWRITE;

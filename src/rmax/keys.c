@@ -9,7 +9,11 @@
 #define KEY_ORDER "mpi_win_order"
 #define KEY_ACC "mpi_assert_accumulate_intrinsic"
 
-static int is_true(const char *v) { return !strcasecmp(v, "true") || !strcmp(v, "1"); }
+/* Anything but true/1 (junk included) reads as false, as before. */
+static int is_true(const char *v) {
+  int b = 0;
+  return mpisw_parse_bool(v, &b) == 0 && b;
+}
 
 int rmax_has_keys(MPI_Info info) {
   char v[64];

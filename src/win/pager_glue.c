@@ -20,7 +20,7 @@ static uint64_t block_size(void) {
             "using 2M\n", s, (unsigned long long)page);
     b = 0;
   }
-  return b ? b : 2u << 20;
+  return b; /* 0: the pager's default block (pager.h) */
 }
 
 /* storage_pager_memory, or 3/4 of what the memory budget leaves after the
@@ -76,14 +76,17 @@ void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_
 
 void mpisw_pager_put_hint(MPI_Win win, int target, MPI_Aint disp, MPI_Count count,
                           MPI_Datatype dt) {
-  struct mpisw_win *w = mpisw_win_lookup(win);
-  if (!w || w->kind != MPISW_WIN_STORAGE || !w->p.pager || target != w->rank || count <= 0)
-    return;
-  /* Only a contiguous target type says which bytes are overwritten whole. */
+  /* A put shorter than a page covers no block whole: skip the window lookup
+   * (an attribute get) for the many small puts into any window. */
   int size;
+  if (count <= 0 || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 ||
+      (uint64_t)count * (uint64_t)size < mpisw_page_size())
+    return;
+  struct mpisw_win *w = mpisw_win_lookup(win);
+  if (!w || w->kind != MPISW_WIN_STORAGE || !w->p.pager || target != w->rank) return;
+  /* Only a contiguous target type says which bytes are overwritten whole. */
   MPI_Aint lb, extent, tlb, textent;
-  if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 ||
-      PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+  if (PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS ||
       lb != 0 || tlb != 0 || extent != size || textent != size)
     return;
