@@ -77,9 +77,10 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
   memcpy(buf, (const char *)(r + 1) + klen, en->vlen);
   /* Into the memory window, unless what it would displace is asked for at
    * least as often. */
-  if (kv_slab_class(&kv->slab, en->vlen) >= 0) {
+  int cls = kv_slab_class(&kv->slab, en->vlen);
+  if (cls >= 0) {
     uint32_t ch;
-    int rc = kv_slab_alloc(kv, en->vlen, id, &ch, e, 1);
+    int rc = kv_slab_alloc(kv, cls, en->vlen, id, &ch, e, 1);
     if (rc < 0) return -1;
     if (rc > 0) return 0;
     en = &kv->idx.e[id];
@@ -106,7 +107,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
   struct kv_entry *en = &kv->idx.e[id];
   int cls = kv_slab_class(&kv->slab, vlen);
   /* A chunk of another size cannot take the new value: the old copy goes. */
-  if (en->chunk != KV_NOCHUNK && (cls < 0 || kv_slab_class(&kv->slab, en->vlen) != cls))
+  if (en->chunk != KV_NOCHUNK && (cls < 0 || kv_slab_chunk_class(&kv->slab, en->chunk) != cls))
     drop_chunk(kv, en);
   if (en->chunk != KV_NOCHUNK) {
     kv->slab.bytes += vlen;
@@ -116,7 +117,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
     /* Not in the window: it goes in only if it is asked for more often than
      * what it would displace. */
     uint32_t ch;
-    int rc = kv_slab_alloc(kv, vlen, id, &ch, e, 1);
+    int rc = kv_slab_alloc(kv, cls, vlen, id, &ch, e, 1);
     if (rc < 0) goto fail;
     en = &kv->idx.e[id];
     if (rc == 0) {

@@ -124,11 +124,14 @@ int kv_slab_init(struct kv_slab *s, char *base, uint64_t size);
 void kv_slab_free(struct kv_slab *s);
 /* Class of an object of len bytes, -1 when too large to cache. */
 int kv_slab_class(const struct kv_slab *s, size_t len);
-/* A chunk for len bytes for entry id; evicts through kv_cache_evict().
+/* Class a chunk belongs to. */
+int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk);
+/* A chunk of class ci (kv_slab_class of len, >= 0) for len bytes for entry
+ * id; evicts through kv_cache_evict().
  * Returns 0 and the chunk handle in *chunk, or -1 with *e filled. With
  * admit, returns 1 (nothing evicted) when the object that would go is asked
  * for at least as often as entry id. */
-int kv_slab_alloc(struct mpisw_kv *kv, size_t len, uint32_t id, uint32_t *chunk,
+int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, uint32_t *chunk,
                   struct mpisw_error *e, int admit);
 int kv_sketch_init(struct mpisw_kv *kv, uint64_t objects);
 void kv_sketch_add(struct mpisw_kv *kv, uint64_t h);

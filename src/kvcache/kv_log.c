@@ -247,8 +247,10 @@ int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv
     kv->st.log_read_bytes += b - a;
   }
   const struct kv_rec *r = (const struct kv_rec *)p;
-  if ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC || kv_rec_len(r->klen, r->vlen) != len ||
-      r->crc != rec_crc(r))
+  /* The write buffer holds records this process just built (with their
+   * CRC): only what came from storage is checked. */
+  if (off < kv->tail && ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC ||
+                         kv_rec_len(r->klen, r->vlen) != len || r->crc != rec_crc(r)))
     return mpisw_fail(e, MPISW_K_IO, "%s: record at offset %llu of region %d is damaged (CRC)",
                       kv->path, (unsigned long long)off, kv->active);
   *out = r;

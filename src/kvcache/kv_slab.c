@@ -151,11 +151,13 @@ static unsigned sketch_get(const struct mpisw_kv *kv, uint64_t h) {
   return m;
 }
 
-int kv_slab_alloc(struct mpisw_kv *kv, size_t len, uint32_t id, uint32_t *out,
+int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk) {
+  return s->page_class[chunk / PER_PAGE] - 1;
+}
+
+int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, uint32_t *out,
                   struct mpisw_error *e, int admit) {
   struct kv_slab *s = &kv->slab;
-  int ci = kv_slab_class(s, len);
-  if (ci < 0) return mpisw_fail(e, MPISW_K_USAGE, "object of %zu bytes is larger than a chunk", len);
   struct kv_class *c = &s->cls[ci];
   if (!c->n_free) {
     if (s->next_page < s->n_pages) {
@@ -195,7 +197,7 @@ int kv_slab_alloc(struct mpisw_kv *kv, size_t len, uint32_t id, uint32_t *out,
 }
 
 void kv_slab_release(struct kv_slab *s, uint32_t h, size_t len) {
-  struct kv_class *c = &s->cls[s->page_class[h / PER_PAGE] - 1];
+  struct kv_class *c = &s->cls[kv_slab_chunk_class(s, h)];
   s->owner[h] = 0;
   s->bytes -= len;
   push_free(c, h);   /* cannot fail: the list held this chunk before */
