@@ -11,19 +11,17 @@
 #include "dht.h"
 
 uint64_t dht_env_memory_limit(void) {
-  const char *s = getenv("MPISW_MEMORY_LIMIT");
-  uint64_t v = 0;
-  /* The library's parser: the DHT reads the value exactly as libmpisw does
-   * (junk is no limit, as libmpisw warns and uses 0). */
-  if (!s || !*s || mpisw_parse_size(s, &v)) return 0;
+  uint64_t v;
+  mpisw_memory_limit_env(&v); /* read exactly as libmpisw reads it */
   return v;
 }
 
 int dht_memory_precheck(const struct dht_options *o, uint64_t bytes_per_rank, int local_ranks,
                         int rank) {
-  if (o->kind != DHT_MEMORY || dht_env_memory_limit()) return DHT_OK;
-  uint64_t avail = mpisw_mem_available(), room = mpisw_cgroup_room();
-  if (room < avail) avail = room;
+  uint64_t limit;
+  /* With any MPISW_MEMORY_LIMIT (a malformed one is 0) libmpisw decides. */
+  if (o->kind != DHT_MEMORY || mpisw_memory_limit_env(&limit)) return DHT_OK;
+  uint64_t avail = mpisw_node_memory();
   if (avail == UINT64_MAX) return DHT_OK; /* nothing known: the library decides */
   uint64_t share = avail / (uint64_t)(local_ranks > 0 ? local_ranks : 1);
   if (bytes_per_rank <= share) return DHT_OK;

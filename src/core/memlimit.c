@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hints.h"
+
 static int read_u64(const char *path, uint64_t *out) {
   FILE *f = fopen(path, "r");
   char buf[64];
@@ -95,4 +97,18 @@ uint64_t mpisw_cgroup_room(void) {
   }
   fclose(f);
   return room;
+}
+
+uint64_t mpisw_node_memory(void) {
+  uint64_t avail = mpisw_mem_available(), room = mpisw_cgroup_room();
+  return room < avail ? room : avail;
+}
+
+int mpisw_memory_limit_env(uint64_t *bytes) {
+  const char *s = getenv("MPISW_MEMORY_LIMIT");
+  *bytes = 0;
+  if (!s || !*s) return 0;
+  if (mpisw_parse_size(s, bytes) == 0) return 1;
+  *bytes = 0;
+  return -1;
 }

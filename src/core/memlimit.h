@@ -12,4 +12,12 @@ uint64_t mpisw_mem_available(void);
  * memory.current, smallest along the hierarchy (UINT64_MAX: no limit). */
 uint64_t mpisw_cgroup_room(void);
 
+/* min(MemAvailable, cgroup room): what this node's processes may still use
+ * (UINT64_MAX when neither is known). */
+uint64_t mpisw_node_memory(void);
+
+/* MPISW_MEMORY_LIMIT: 0 when unset; 1 and *bytes when set; -1 when it is not
+ * a byte count, with *bytes = 0 (a malformed limit must not mean "no limit"). */
+int mpisw_memory_limit_env(uint64_t *bytes);
+
 #endif

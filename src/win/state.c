@@ -32,17 +32,11 @@ __attribute__((constructor)) static void read_env(void) {
   report = mpisw_env_true("MPISW_REPORT");
   env_hints = getenv("MPISW_HINTS");
   if (env_hints && !*env_hints) env_hints = NULL;
-  const char *lim = getenv("MPISW_MEMORY_LIMIT");
-  if (lim && *lim) {
-    /* A malformed limit must not silently mean "no limit": take 0 and say so. */
-    if (mpisw_parse_size(lim, &limit_bytes) == 0) {
-      has_limit = 1;
-    } else {
-      has_limit = 1;
-      limit_bytes = 0;
-      fprintf(stderr, "mpisw: MPISW_MEMORY_LIMIT='%s' is not a byte count; using 0\n", lim);
-    }
-  }
+  int lim = mpisw_memory_limit_env(&limit_bytes);
+  has_limit = lim != 0;
+  if (lim < 0)
+    fprintf(stderr, "mpisw: MPISW_MEMORY_LIMIT='%s' is not a byte count; using 0\n",
+            getenv("MPISW_MEMORY_LIMIT"));
 }
 
 void mpisw_state_init(void) { /* settings are read by the constructor */ }
@@ -65,9 +59,7 @@ uint64_t mpisw_budget_left(int ranks_sharing) {
   if (has_limit) {
     budget = limit_bytes * (uint64_t)(ranks_sharing > 0 ? ranks_sharing : 1);
   } else {
-    uint64_t avail = mpisw_mem_available();
-    uint64_t room = mpisw_cgroup_room();
-    if (room < avail) avail = room;
+    uint64_t avail = mpisw_node_memory();
     if (avail == UINT64_MAX) return UINT64_MAX;
     /* The node's memory is shared by the node's ranks. */
     budget = avail / (uint64_t)local_ranks() * (uint64_t)(ranks_sharing > 0 ? ranks_sharing : 1);
