@@ -61,11 +61,6 @@ static uint64_t rng(void) {
 }
 static double urand(void) { return (rng() >> 11) * (1.0 / 9007199254740992.0); }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static double pct(double *v, size_t n, double p) {
   if (!n) return -1;
   size_t i = (size_t)(p * (double)(n - 1) + 0.5);
@@ -259,9 +254,9 @@ int main(int argc, char **argv) {
   if ((rc = mpisw_kv_close(&kv)) != MPI_SUCCESS) die("close", rc);
   unlink(file);
 
-  qsort(lg, n_get, sizeof *lg, cmp_double);
-  qsort(lp, n_put, sizeof *lp, cmp_double);
-  qsort(lh, n_hit, sizeof *lh, cmp_double);
+  qsort(lg, n_get, sizeof *lg, bench_cmp_double);
+  qsort(lp, n_put, sizeof *lp, bench_cmp_double);
+  qsort(lh, n_hit, sizeof *lh, bench_cmp_double);
   double secs = ops_s + sync_s;
   struct io_sample pd = io_delta(p0, p1), dd = io_delta(d0, d1);
   long long rd = pd.read, wr = pd.write, drd = dd.read, dwr = dd.write;

@@ -424,14 +424,7 @@ static MPI_Win allocate_window(const struct options *o)
   if (info != MPI_INFO_NULL)
     MPI_CHECK(MPI_Info_free(&info));
   /* The backend in effect (the pager falls back to mmap where it cannot run). */
-  MPI_Info used;
-  int flag = 0;
-  MPI_CHECK(MPI_Win_get_info(win, &used));
-  MPI_CHECK(MPI_Info_get(used, "storage_backend", (int)sizeof effective_backend - 1,
-                         effective_backend, &flag));
-  if (!flag)
-    effective_backend[0] = 0;
-  MPI_CHECK(MPI_Info_free(&used));
+  bench_win_info(win, "storage_backend", effective_backend, (int)sizeof effective_backend);
   return win;
 }
 
@@ -441,13 +434,8 @@ static double effective_factor(const struct options *o, MPI_Win win)
   if (o->kind == KIND_MEMORY)
     return 0.0;
   double factor = o->kind == KIND_STORAGE ? 1.0 : atof(o->factor);
-  MPI_Info info;
   char value[64];
-  int flag = 0;
-  MPI_CHECK(MPI_Win_get_info(win, &info));
-  MPI_CHECK(MPI_Info_get(info, MPISW_HINT_FACTOR, sizeof value - 1, value, &flag));
-  MPI_CHECK(MPI_Info_free(&info));
-  return flag ? atof(value) : factor;
+  return bench_win_info(win, MPISW_HINT_FACTOR, value, sizeof value) ? atof(value) : factor;
 }
 
 /* ------------------------------------------------------------------------

@@ -217,12 +217,8 @@ static unsigned char pattern_byte(size_t i) { return (unsigned char)(i % 251 + 1
  * storage would make the numbers a lie. */
 static void confirm_placement(MPI_Win win, enum kind_id kind)
 {
-  MPI_Info info;
-  char value[MPI_MAX_INFO_VAL + 1] = "";
-  int flag = 0;
-  CHECK(MPI_Win_get_info(win, &info));
-  CHECK(MPI_Info_get(info, MPISW_HINT_ALLOC_TYPE, MPI_MAX_INFO_VAL, value, &flag));
-  CHECK(MPI_Info_free(&info));
+  char value[MPI_MAX_INFO_VAL + 1];
+  int flag = bench_win_info(win, MPISW_HINT_ALLOC_TYPE, value, sizeof value);
   const char *placed = flag ? value : "memory"; /* no key: a window mpisw let through */
   if (strcmp(placed, kind_names[kind]) != 0) {
     char msg[200];

@@ -70,19 +70,8 @@ static long iters_for(size_t bytes, int create) {
 static const char *effective(MPI_Win w, const char *key) {
   static char v[4][64];
   static int i;
-  MPI_Info info;
-  int flag = 0;
   char *out = v[i++ % 4];
-  strcpy(out, "?");
-  if (MPI_Win_get_info(w, &info) == MPI_SUCCESS) {
-#if MPI_VERSION >= 4
-    int len = 63;
-    MPI_Info_get_string(info, key, &len, out, &flag);
-#else
-    MPI_Info_get(info, key, 63, out, &flag);
-#endif
-    MPI_Info_free(&info);
-  }
+  if (!bench_win_info(w, key, out, 64)) strcpy(out, "?");
   return out;
 }
 
@@ -150,11 +139,6 @@ static void one_op(int put, void *buf, size_t b, struct target_mem *t) {
   CK(MPI_Win_flush(TARGET, t->via));
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* usec: the median of single operations when timed one by one (robust to
  * the other jobs on a shared machine), else the mean; usec_mean: the mean. */
 static void emit_latency(const char *op, const char *kind, int create, size_t b, long it, double sec,
@@ -190,7 +174,7 @@ static void latency_steady(const char *kind, char *buf) {
           one[i] = (MPI_Wtime() - a) / (double)batch;
         }
         sec = MPI_Wtime() - t0;
-        qsort(one, (size_t)nb, sizeof *one, cmp_double);
+        qsort(one, (size_t)nb, sizeof *one, bench_cmp_double);
         med = one[nb / 2];
         free(one);
       }
