@@ -79,6 +79,7 @@ struct mpisw_pager {
   int fd, dfd, uffd, pagemap, wake_fd, debug;
   struct block *b;
   uint64_t held, max, evq, headroom; /* blocks in memory, limit, queued evictions */
+  uint64_t loading;                  /* blocks being loaded now */
   int nevicting, flush_pending, ra, last_fault;
   struct ring fifo, q_evict, q_flush, q_load;
   pthread_mutex_t mu;
@@ -150,8 +151,9 @@ static uint64_t block_bytes(const struct mpisw_pager *pg, uint64_t i) {
 
 /* ------------------------------------------------------------------ I/O */
 
-/* Fills dst with block i from the file (zeros past EOF or in new space). */
-static int read_block(struct mpisw_pager *pg, uint64_t i, char *dst) {
+/* Fills dst with block i from the file (zeros past EOF or in new space);
+ * *got is the number of bytes the file gave. */
+static int read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
   uint64_t n = block_bytes(pg, i), off = pg->file_off + i * pg->block, done = 0;
   while (done < n) {
     ssize_t r = pread(pg->dfd, dst + done, n - done, (off_t)(off + done));
@@ -162,7 +164,7 @@ static int read_block(struct mpisw_pager *pg, uint64_t i, char *dst) {
     if (done % ALIGN) break; /* short read at an unaligned EOF */
   }
   if (done < n) memset(dst + done, 0, n - done);
-  __atomic_add_fetch(&pg->st.bytes_read, done, __ATOMIC_RELAXED);
+  *got = done;
   return 0;
 }
 
@@ -264,14 +266,14 @@ static void load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   uint64_t n = block_bytes(pg, i);
   char *dst = pg->addr + i * pg->block;
   uint64_t h = pg->zero_hash;
+  uint64_t got = 0;
   int rc = 0, fresh = !(bl->flags & F_ONFILE) || (bl->flags & F_OVERWRITE);
   if (fresh) {
     memset(buf, 0, n);
-    __atomic_add_fetch(&pg->st.zero_loads, 1, __ATOMIC_RELAXED);
     if (n != pg->block) h = hash_block(buf, n);
   } else {
     if (pg->debug > 1) fprintf(stderr, "pager: read block %llu\n", (unsigned long long)i);
-    rc = read_block(pg, i, buf);
+    rc = read_block(pg, i, buf, &got);
     if (rc) {
       set_error(pg, rc, "read");
       memset(buf, 0, n);
@@ -292,7 +294,11 @@ static void load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
     pthread_cond_signal(&pg->qcv);
   }
   ring_push(&pg->fifo, (uint32_t)i);
+  /* a load's counters change together, so a snapshot never sees half a load */
   pg->st.loads++;
+  pg->st.zero_loads += (uint64_t)fresh;
+  pg->st.bytes_read += got;
+  pg->loading--;
   maybe_evict_locked(pg);
   pthread_cond_broadcast(&pg->cv);
   pthread_mutex_unlock(&pg->mu);
@@ -333,6 +339,7 @@ static void serve_fault(struct mpisw_pager *pg, uint64_t off, int write) {
   }
   bl->state = LOADING;
   pg->held++;
+  pg->loading++;
   if (seq) readahead_locked(pg, i);
   pthread_mutex_unlock(&pg->mu);
   load(pg, i, pg->fault_buf, write);
@@ -514,9 +521,13 @@ static void *worker_main(void *arg) {
       struct block *bl = &pg->b[i];
       bl->flags &= (unsigned char)~F_LOADQ;
       /* read-ahead never waits for room: dropped when there is none */
-      if (bl->state != ABSENT || pg->held + 1 > pg->max || !buf) continue;
+      if (bl->state != ABSENT || pg->held + 1 > pg->max || !buf) {
+        if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
+        continue;
+      }
       bl->state = LOADING;
       pg->held++;
+      pg->loading++;
       pg->st.readaheads++;
       pthread_mutex_unlock(&pg->mu);
       load(pg, i, buf, 0);
@@ -763,10 +774,11 @@ void mpisw_pager_will_overwrite(struct mpisw_pager *pg, const void *addr, uint64
 
 void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s) {
   pthread_mutex_lock(&pg->mu);
+  /* a faulting thread runs on once its block is copied in, before the load
+   * is counted: let loads started or queued settle */
+  while (!pg->stop && (pg->loading || pg->q_load.n)) pthread_cond_wait(&pg->cv, &pg->mu);
   *s = pg->st;
-  s->bytes_read = __atomic_load_n(&pg->st.bytes_read, __ATOMIC_RELAXED);
   s->bytes_written = __atomic_load_n(&pg->st.bytes_written, __ATOMIC_RELAXED);
-  s->zero_loads = __atomic_load_n(&pg->st.zero_loads, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&pg->mu);
 }
 

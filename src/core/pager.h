@@ -51,6 +51,8 @@ struct mpisw_pager_stats {
   uint64_t bytes_read, bytes_written, move_failures;
   uint64_t block, max_blocks;
 };
+/* Waits for loads in flight or queued (call it while the range is idle),
+ * then copies the counters; a load's counters always change together. */
 void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s);
 
 #endif
