@@ -661,28 +661,33 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   /* From here on the range changes: anonymous memory, registered. */
   void *m = mmap(addr, len, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-  int ok = m != MAP_FAILED;
+  int ok = m != MAP_FAILED, err = ok ? 0 : errno;
   if (ok) madvise(addr, len, MADV_NOHUGEPAGE);
   if (ok && (register_range(pg->uffd, addr, len,
                             UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP) ||
              register_range(pg->uffd, pg->slots, (uint64_t)pg->nworkers * pg->block,
-                            UFFDIO_REGISTER_MODE_MISSING)))
+                            UFFDIO_REGISTER_MODE_MISSING))) {
     ok = 0;
-  if (ok && pthread_create(&pg->fault_thread, NULL, fault_main, pg)) ok = 0;
+    err = errno;
+  }
+  /* pthread_create returns its error; it does not set errno */
+  if (ok && (err = pthread_create(&pg->fault_thread, NULL, fault_main, pg))) ok = 0;
   int started = 0;
   for (int k = 0; ok && k < pg->nworkers; k++) {
     struct worker_arg *wa = malloc(sizeof *wa);
-    if (!wa) break;
+    if (!wa) {
+      err = ENOMEM;
+      break;
+    }
     wa->pg = pg;
     wa->id = k;
-    if (pthread_create(&pg->workers[k], NULL, worker_main, wa)) {
+    if ((err = pthread_create(&pg->workers[k], NULL, worker_main, wa))) {
       free(wa);
       break;
     }
     started++;
   }
   if (!ok || started < pg->nworkers) {
-    int err = errno;
     if (ok) { /* some threads run: stop them */
       pg->nworkers = started;
       mpisw_pager_stop(pg);

@@ -32,28 +32,29 @@ int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
     PMPI_Win_free(&nw);
     return rmax_error(routine, win, "out of memory for the duplicate's state");
   }
-  __atomic_add_fetch(&root->nchildren, 1, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
   *newwin = nw;
   return MPI_SUCCESS;
 }
 
 /* MPI_Win_free of a duplicate or memory-handle window frees only it. A root
- * is dropped from the table after the MPI freed it (its state stays while
- * children hold it: freeing a parent first is erroneous, never a crash). */
+ * is dropped from the table after the MPI freed it; its state stays while
+ * children hold it (freeing a parent first is erroneous, never a crash) and
+ * goes with the last of them. */
 int rmax_free(MPI_Win *win, int *handled) {
   struct rmax_win *w = rmax_lookup(*win);
   *handled = 0;
   if (!w) return MPI_SUCCESS;
   if (w->kind == RMAX_PLAIN) {
     rmax_remove(w);
-    if (__atomic_load_n(&w->nchildren, __ATOMIC_SEQ_CST) == 0) rmax_destroy(w);
+    if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_SEQ_CST) == 0) rmax_destroy(w);
     return MPI_SUCCESS; /* the caller frees the MPI window */
   }
   *handled = 1;
   rmax_remove(w);
   int rc = rmax_handle_release(w, win);
   struct rmax_win *root = w->root;
-  __atomic_sub_fetch(&root->nchildren, 1, __ATOMIC_SEQ_CST);
   rmax_destroy(w);
+  if (__atomic_sub_fetch(&root->refs, 1, __ATOMIC_SEQ_CST) == 0) rmax_destroy(root);
   return rc;
 }

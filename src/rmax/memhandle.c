@@ -193,7 +193,7 @@ int rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit,
     PMPI_Win_free(&nw);
     return rmax_error(routine, win, "out of memory");
   }
-  __atomic_add_fetch(&root->nchildren, 1, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
   *newwin = nw;
   return MPI_SUCCESS;
 }

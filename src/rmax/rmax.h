@@ -52,7 +52,7 @@ struct rmax_win {
   /* root of a storage window on the MPI's node-shared window: the MPI's
    * target_disp is shift[r] + disp * disp_unit[r] (win/node_shared.c) */
   const MPI_Aint *shift, *shift_du;
-  int nchildren;           /* root: live dups / memhandle windows */
+  int refs;                /* root: 1 until freed + live dups / memhandle windows */
   int *keyvals;            /* DUP/MEMH: user attributes set on the handle */
   int nkeyvals;
   pthread_mutex_t mu;

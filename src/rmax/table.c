@@ -74,6 +74,7 @@ struct rmax_win *rmax_new(MPI_Win handle, int kind) {
   w->via = handle;
   w->disp_unit = 1;
   w->target = -1;
+  w->refs = 1;
   pthread_mutex_init(&w->mu, NULL);
   return w;
 }
