@@ -33,6 +33,7 @@ int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
     return rmax_error(routine, win, "out of memory for the duplicate's state");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
+  if (d->keys.order) rmax_epoch_watch(root);
   *newwin = nw;
   return MPI_SUCCESS;
 }

@@ -9,11 +9,18 @@
 #include "rmax/epoch_api.h"
 
 void rmax_epoch_init(struct rmax_win *root, int known) {
-  pthread_mutex_lock(&root->mu);
-  root->ep.known = known;
-  root->ep.lock_all = 0;
-  if (root->ep.locks) memset(root->ep.locks, 0, (size_t)root->ep.nranks * sizeof *root->ep.locks);
-  pthread_mutex_unlock(&root->mu);
+  __atomic_store_n(&root->ep.lock_all, 0, __ATOMIC_RELAXED);
+  for (int r = 0; root->ep.locks && r < root->ep.nranks; r++)
+    __atomic_store_n(&root->ep.locks[r], 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&root->ep.counting, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&root->ep.known, known, __ATOMIC_RELEASE);
+}
+
+void rmax_epoch_watch(struct rmax_win *root) {
+  if (__atomic_load_n(&root->ep.counting, __ATOMIC_ACQUIRE)) return;
+  /* an epoch may be open already: a missing lock is no longer certain */
+  __atomic_store_n(&root->ep.known, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&root->ep.counting, 1, __ATOMIC_RELEASE);
 }
 
 int rmax_flush_guarded(MPI_Win win, int rank) {
@@ -23,13 +30,21 @@ int rmax_flush_guarded(MPI_Win win, int rank) {
   return rc;
 }
 
+/* Adds delta to a lock depth, never below 0 (an unlock of a lock taken
+ * before the window was tracked). Atomic, not under the root's mutex: every
+ * epoch passes here twice, and a mutex pair was a quarter of an 8-byte
+ * lock/get/unlock on Open MPI's shared-memory windows. */
+static void add_depth(int *depth, int delta) {
+  int v = __atomic_load_n(depth, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(depth, &v, v + delta < 0 ? 0 : v + delta, 1,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+  }
+}
+
 static void count_lock(struct rmax_win *r, int rank, int delta) {
-  pthread_mutex_lock(&r->mu);
-  if (rank < 0) r->ep.lock_all += delta;
-  else if (rank < r->ep.nranks) r->ep.locks[rank] += delta;
-  if (r->ep.lock_all < 0) r->ep.lock_all = 0;
-  if (rank >= 0 && rank < r->ep.nranks && r->ep.locks[rank] < 0) r->ep.locks[rank] = 0;
-  pthread_mutex_unlock(&r->mu);
+  if (!__atomic_load_n(&r->ep.counting, __ATOMIC_ACQUIRE)) return;
+  if (rank < 0) add_depth(&r->ep.lock_all, delta);
+  else if (rank < r->ep.nranks) add_depth(&r->ep.locks[rank], delta);
 }
 
 /* Operations of memory-handle windows that went to the arena complete with

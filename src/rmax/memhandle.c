@@ -194,6 +194,7 @@ int rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit,
     return rmax_error(routine, win, "out of memory");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
+  if (m->keys.order) rmax_epoch_watch(root);
   *newwin = nw;
   return MPI_SUCCESS;
 }

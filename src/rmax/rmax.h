@@ -25,7 +25,8 @@ struct rmax_keys {
 
 /* Passive-target epoch bookkeeping of one real window (a root). */
 struct rmax_epoch {
-  int known;          /* tracked since the window was made */
+  int known;          /* counted since the window was made */
+  int counting;       /* counted at all: only once an ordered handle needs it */
   int lock_all;       /* MPI_Win_lock_all depth */
   int nranks;
   int *locks;         /* per target: MPI_Win_lock depth */
@@ -96,6 +97,9 @@ MPI_Win rmax_sync_win(MPI_Win win);
 
 /* ---- epoch.c: synchronization through handles ---- */
 void rmax_epoch_init(struct rmax_win *root, int known);
+/* A handle on root asks for ordering: count root's passive epochs from now
+ * on (in_passive_epoch needs them; other windows skip the counting). */
+void rmax_epoch_watch(struct rmax_win *root);
 int rmax_flush_guarded(MPI_Win win, int rank);   /* unknown epoch: errors ignored */
 
 /* ---- keys.c ---- */

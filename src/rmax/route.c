@@ -10,9 +10,11 @@
  * (a duplicate made mid-way); its absence is certain only for windows
  * tracked since creation. */
 static int in_passive_epoch(struct rmax_win *root, int rank) {
-  if (root->ep.lock_all > 0 || (rank >= 0 && rank < root->ep.nranks && root->ep.locks[rank] > 0))
+  if (__atomic_load_n(&root->ep.lock_all, __ATOMIC_ACQUIRE) > 0 ||
+      (rank >= 0 && rank < root->ep.nranks &&
+       __atomic_load_n(&root->ep.locks[rank], __ATOMIC_ACQUIRE) > 0))
     return 1;
-  return root->ep.known ? 0 : -1;
+  return __atomic_load_n(&root->ep.known, __ATOMIC_ACQUIRE) ? 0 : -1;
 }
 
 /* Completes the earlier operations of the sequence at op's target before

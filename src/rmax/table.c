@@ -132,5 +132,6 @@ struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info) {
   if (!w) return NULL;
   rmax_epoch_init(w, 1);
   rmax_keys_from_info(info, &w->keys);
+  if (w->keys.order) __atomic_store_n(&w->ep.counting, 1, __ATOMIC_RELEASE); /* from the start */
   return w;
 }
