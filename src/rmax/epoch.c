@@ -1,8 +1,9 @@
 /* Synchronization through rmax handles. A duplicate synchronizes its parent
  * (so a lock through one is a lock on both); a memory-handle window allows
- * passive target only and synchronizes its parent at its one target. Roots
- * count their passive epochs so that ordered windows know when a flush is
- * legal, and flush the arena when memory-handle operations went there. */
+ * passive target only and synchronizes its parent at its one target. Once
+ * an ordered handle exists, its root counts its passive epochs so that the
+ * handle knows when a flush is legal; roots flush the arena when
+ * memory-handle operations went there. */
 #include <string.h>
 
 #include "rmax/rmax.h"
