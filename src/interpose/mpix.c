@@ -43,7 +43,7 @@ MPISW_EXPORT int MPIX_Rrput(const void *oa, int oc, MPI_Datatype odt, int tr, MP
                             MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   int rc = MPI_Put(oa, oc, odt, tr, td, tc, tdt, win);
   if (rc != MPI_SUCCESS) return rc;
-  return rmax_remote_complete("MPIX_Rrput", win, tr, req);
+  return rmax_remote_complete(win, tr, req);
 }
 
 MPISW_EXPORT int MPIX_Rraccumulate(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td,
@@ -51,7 +51,7 @@ MPISW_EXPORT int MPIX_Rraccumulate(const void *oa, int oc, MPI_Datatype odt, int
                                    MPI_Request *req) {
   int rc = MPI_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win);
   if (rc != MPI_SUCCESS) return rc;
-  return rmax_remote_complete("MPIX_Rraccumulate", win, tr, req);
+  return rmax_remote_complete(win, tr, req);
 }
 
 MPISW_EXPORT int MPIX_Rrget_accumulate(const void *oa, int oc, MPI_Datatype odt, void *ra, int rc,
@@ -60,7 +60,7 @@ MPISW_EXPORT int MPIX_Rrget_accumulate(const void *oa, int oc, MPI_Datatype odt,
                                        MPI_Request *req) {
   int r = MPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
   if (r != MPI_SUCCESS) return r;
-  return rmax_remote_complete("MPIX_Rrget_accumulate", win, tr, req);
+  return rmax_remote_complete(win, tr, req);
 }
 
 MPISW_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {

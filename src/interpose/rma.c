@@ -8,7 +8,7 @@
 MPISW_EXPORT int MPI_Put(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                          MPI_Datatype tdt, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) {
+  if (RMAX_UNTRACKED(win)) {
     RMAX_PUT_HINT(win, tr, td, tc, tdt);
     return PMPI_Put(oa, oc, odt, tr, td, tc, tdt, win);
   }
@@ -20,7 +20,7 @@ MPISW_EXPORT int MPI_Put(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_A
 MPISW_EXPORT int MPI_Get(void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                          MPI_Datatype tdt, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Get(oa, oc, odt, tr, td, tc, tdt, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Get(oa, oc, odt, tr, td, tc, tdt, win);
   RMAX_ROUTE("MPI_Get", win, tr, td);
   return PMPI_Get(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win);
 }
@@ -28,7 +28,7 @@ MPISW_EXPORT int MPI_Get(void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td
 MPISW_EXPORT int MPI_Accumulate(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td,
                                 int tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win);
   RMAX_ROUTE("MPI_Accumulate", win, tr, td);
   return PMPI_Accumulate(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win);
 }
@@ -37,7 +37,7 @@ MPISW_EXPORT int MPI_Get_accumulate(const void *oa, int oc, MPI_Datatype odt, vo
                                     MPI_Datatype rdt, int tr, MPI_Aint td, int tc,
                                     MPI_Datatype tdt, MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
   RMAX_ROUTE("MPI_Get_accumulate", win, tr, td);
   return PMPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win);
 }
@@ -45,7 +45,7 @@ MPISW_EXPORT int MPI_Get_accumulate(const void *oa, int oc, MPI_Datatype odt, vo
 MPISW_EXPORT int MPI_Fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int tr, MPI_Aint td,
                                   MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Fetch_and_op(oa, ra, dt, tr, td, o, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Fetch_and_op(oa, ra, dt, tr, td, o, win);
   RMAX_ROUTE("MPI_Fetch_and_op", win, tr, td);
   return PMPI_Fetch_and_op(oa, ra, dt, op.rank, op.disp, o, op.win);
 }
@@ -53,7 +53,7 @@ MPISW_EXPORT int MPI_Fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int
 MPISW_EXPORT int MPI_Compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Datatype dt,
                                       int tr, MPI_Aint td, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Compare_and_swap(oa, ca, ra, dt, tr, td, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Compare_and_swap(oa, ca, ra, dt, tr, td, win);
   RMAX_ROUTE("MPI_Compare_and_swap", win, tr, td);
   return PMPI_Compare_and_swap(oa, ca, ra, dt, op.rank, op.disp, op.win);
 }
@@ -61,7 +61,7 @@ MPISW_EXPORT int MPI_Compare_and_swap(const void *oa, const void *ca, void *ra, 
 MPISW_EXPORT int MPI_Rput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                           MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) {
+  if (RMAX_UNTRACKED(win)) {
     RMAX_PUT_HINT(win, tr, td, tc, tdt);
     return PMPI_Rput(oa, oc, odt, tr, td, tc, tdt, win, req);
   }
@@ -73,7 +73,7 @@ MPISW_EXPORT int MPI_Rput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_
 MPISW_EXPORT int MPI_Rget(void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                           MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Rget(oa, oc, odt, tr, td, tc, tdt, win, req);
+  if (RMAX_UNTRACKED(win)) return PMPI_Rget(oa, oc, odt, tr, td, tc, tdt, win, req);
   RMAX_ROUTE("MPI_Rget", win, tr, td);
   return PMPI_Rget(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win, req);
 }
@@ -82,7 +82,7 @@ MPISW_EXPORT int MPI_Raccumulate(const void *oa, int oc, MPI_Datatype odt, int t
                                  int tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win,
                                  MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req);
+  if (RMAX_UNTRACKED(win)) return PMPI_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req);
   RMAX_ROUTE("MPI_Raccumulate", win, tr, td);
   return PMPI_Raccumulate(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win, req);
 }
@@ -91,7 +91,7 @@ MPISW_EXPORT int MPI_Rget_accumulate(const void *oa, int oc, MPI_Datatype odt, v
                                      MPI_Datatype rdt, int tr, MPI_Aint td, int tc,
                                      MPI_Datatype tdt, MPI_Op o, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win))
+  if (RMAX_UNTRACKED(win))
     return PMPI_Rget_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req);
   RMAX_ROUTE("MPI_Rget_accumulate", win, tr, td);
   return PMPI_Rget_accumulate(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win,

@@ -5,7 +5,7 @@
 MPISW_EXPORT int MPI_Put_c(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                            MPI_Count tc, MPI_Datatype tdt, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) {
+  if (RMAX_UNTRACKED(win)) {
     RMAX_PUT_HINT(win, tr, td, tc, tdt);
     return PMPI_Put_c(oa, oc, odt, tr, td, tc, tdt, win);
   }
@@ -17,7 +17,7 @@ MPISW_EXPORT int MPI_Put_c(const void *oa, MPI_Count oc, MPI_Datatype odt, int t
 MPISW_EXPORT int MPI_Get_c(void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                            MPI_Count tc, MPI_Datatype tdt, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Get_c(oa, oc, odt, tr, td, tc, tdt, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Get_c(oa, oc, odt, tr, td, tc, tdt, win);
   RMAX_ROUTE("MPI_Get_c", win, tr, td);
   return PMPI_Get_c(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win);
 }
@@ -26,7 +26,7 @@ MPISW_EXPORT int MPI_Accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype odt
                                   MPI_Aint td, MPI_Count tc, MPI_Datatype tdt, MPI_Op o,
                                   MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Accumulate_c(oa, oc, odt, tr, td, tc, tdt, o, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Accumulate_c(oa, oc, odt, tr, td, tc, tdt, o, win);
   RMAX_ROUTE("MPI_Accumulate_c", win, tr, td);
   return PMPI_Accumulate_c(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win);
 }
@@ -35,7 +35,7 @@ MPISW_EXPORT int MPI_Get_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype
                                       MPI_Count rc, MPI_Datatype rdt, int tr, MPI_Aint td,
                                       MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Get_accumulate_c(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
+  if (RMAX_UNTRACKED(win)) return PMPI_Get_accumulate_c(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
   RMAX_ROUTE("MPI_Get_accumulate_c", win, tr, td);
   return PMPI_Get_accumulate_c(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win);
 }
@@ -43,7 +43,7 @@ MPISW_EXPORT int MPI_Get_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype
 MPISW_EXPORT int MPI_Rput_c(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                             MPI_Count tc, MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) {
+  if (RMAX_UNTRACKED(win)) {
     RMAX_PUT_HINT(win, tr, td, tc, tdt);
     return PMPI_Rput_c(oa, oc, odt, tr, td, tc, tdt, win, req);
   }
@@ -55,7 +55,7 @@ MPISW_EXPORT int MPI_Rput_c(const void *oa, MPI_Count oc, MPI_Datatype odt, int 
 MPISW_EXPORT int MPI_Rget_c(void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                             MPI_Count tc, MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Rget_c(oa, oc, odt, tr, td, tc, tdt, win, req);
+  if (RMAX_UNTRACKED(win)) return PMPI_Rget_c(oa, oc, odt, tr, td, tc, tdt, win, req);
   RMAX_ROUTE("MPI_Rget_c", win, tr, td);
   return PMPI_Rget_c(oa, oc, odt, op.rank, op.disp, tc, tdt, op.win, req);
 }
@@ -64,7 +64,7 @@ MPISW_EXPORT int MPI_Raccumulate_c(const void *oa, MPI_Count oc, MPI_Datatype od
                                    MPI_Aint td, MPI_Count tc, MPI_Datatype tdt, MPI_Op o,
                                    MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win)) return PMPI_Raccumulate_c(oa, oc, odt, tr, td, tc, tdt, o, win, req);
+  if (RMAX_UNTRACKED(win)) return PMPI_Raccumulate_c(oa, oc, odt, tr, td, tc, tdt, o, win, req);
   RMAX_ROUTE("MPI_Raccumulate_c", win, tr, td);
   return PMPI_Raccumulate_c(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win, req);
 }
@@ -74,7 +74,7 @@ MPISW_EXPORT int MPI_Rget_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatyp
                                        MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win,
                                        MPI_Request *req) {
   struct rmax_win *w_;
-  if (RMAX_PLAIN(win))
+  if (RMAX_UNTRACKED(win))
     return PMPI_Rget_accumulate_c(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req);
   RMAX_ROUTE("MPI_Rget_accumulate_c", win, tr, td);
   return PMPI_Rget_accumulate_c(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win,

@@ -16,7 +16,7 @@ int rmax_op_intrinsic(MPI_Win win, const char *ops, int max_count, MPI_Datatype 
                       int *flag);
 /* Completes the operation just issued at (rank, win) at the target and
  * returns a completed request. */
-int rmax_remote_complete(const char *routine, MPI_Win win, int rank, MPI_Request *request);
+int rmax_remote_complete(MPI_Win win, int rank, MPI_Request *request);
 int rmax_set_info(MPI_Win win, MPI_Info info);
 int rmax_get_group(MPI_Win win, MPI_Group *group);
 

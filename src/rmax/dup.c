@@ -23,7 +23,7 @@ int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
     d->root = root;
     d->via = root->handle;
     d->keys = (from ? from : root)->keys;   /* inherited ... */
-    rmax_keys_from_info(info, &d->keys);     /* ... and overridden */
+    rmax_keys_apply(d, info);                /* ... and overridden */
     d->nranks = root->nranks;
     d->pending = calloc((size_t)d->nranks, 1);
   }
@@ -33,7 +33,6 @@ int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
     return rmax_error(routine, win, "out of memory for the duplicate's state");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
-  if (d->keys.order) rmax_epoch_watch(root);
   *newwin = nw;
   return MPI_SUCCESS;
 }

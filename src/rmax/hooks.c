@@ -79,15 +79,13 @@ int mpisw_rmax_free_mem(void *base) {
 int rmax_set_info(MPI_Win win, MPI_Info info) {
   struct rmax_win *w = rmax_lookup(win);
   if (w && w->kind != RMAX_PLAIN) {
-    rmax_keys_from_info(info, &w->keys); /* the parent keeps its own */
-    if (w->keys.order) rmax_epoch_watch(w->root);
+    rmax_keys_apply(w, info); /* the parent keeps its own */
     return MPI_SUCCESS;
   }
   int rc = PMPI_Win_set_info(win, info);
   if (rc != MPI_SUCCESS || info == MPI_INFO_NULL || !rmax_has_keys(info)) return rc;
   if (!w) w = rmax_root_of(win); /* epochs unknown so far: ordering flushes guarded */
-  if (w) rmax_keys_from_info(info, &w->keys);
-  if (w && w->keys.order) rmax_epoch_watch(w);
+  if (w) rmax_keys_apply(w, info);
   return MPI_SUCCESS;
 }
 

@@ -32,6 +32,14 @@ void rmax_keys_from_info(MPI_Info info, struct rmax_keys *k) {
   if (mpisw_info_get(info, KEY_ACC, v, sizeof v)) k->acc_intrinsic = is_true(v);
 }
 
+/* A handle's keys changed after its root was made (a duplicate, a
+ * memory-handle window, MPI_Win_set_info): an ordered handle needs its
+ * root's epochs counted from now on. */
+void rmax_keys_apply(struct rmax_win *w, MPI_Info info) {
+  rmax_keys_from_info(info, &w->keys);
+  if (w->keys.order) rmax_epoch_watch(w->root);
+}
+
 /* A thread-scope flush needs per-thread completion inside the MPI (the
  * paper's Open MPI branch has per-thread UCX workers). Neither Debian MPI
  * offers it, and emulating it with per-thread windows would need a

@@ -184,7 +184,7 @@ int rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit,
     m->disp_unit_int = disp_unit;
     m->size = size;
     m->keys = root->keys;
-    rmax_keys_from_info(info, &m->keys);
+    rmax_keys_apply(m, info);
     m->nranks = 1;
     m->pending = calloc(1, 1);
   }
@@ -194,7 +194,6 @@ int rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit,
     return rmax_error(routine, win, "out of memory");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
-  if (m->keys.order) rmax_epoch_watch(root);
   *newwin = nw;
   return MPI_SUCCESS;
 }

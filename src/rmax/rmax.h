@@ -62,9 +62,9 @@ struct rmax_win {
 /* ---- table.c: handle -> state; readers never block each other ---- */
 extern volatile int mpisw_rmax_live;   /* entries in the table */
 
-/* The interposed RMA calls (src/interpose/rma.c, rma_large.c): RMAX_PLAIN
+/* The interposed RMA calls (src/interpose/rma.c, rma_large.c): RMAX_UNTRACKED
  * looks the window up once (into w_); RMAX_ROUTE translates the target. */
-#define RMAX_PLAIN(win) (!(w_ = (mpisw_disabled || !mpisw_rmax_live) ? NULL : rmax_lookup(win)))
+#define RMAX_UNTRACKED(win) (!(w_ = (mpisw_disabled || !mpisw_rmax_live) ? NULL : rmax_lookup(win)))
 #define RMAX_ROUTE(routine, win, rank, disp)                        \
   struct rmax_op op;                                                \
   int rc_ = rmax_route_w(routine, w_, win, rank, disp, &op);        \
@@ -104,6 +104,9 @@ int rmax_flush_guarded(MPI_Win win, int rank);   /* unknown epoch: errors ignore
 
 /* ---- keys.c ---- */
 void rmax_keys_from_info(MPI_Info info, struct rmax_keys *k);
+/* The same into a handle made or changed later; ordering starts epoch
+ * counting on its root. */
+void rmax_keys_apply(struct rmax_win *w, MPI_Info info);
 int rmax_has_keys(MPI_Info info);
 /* Effective values written into info. */
 void rmax_keys_put(const struct rmax_win *w, MPI_Info info);

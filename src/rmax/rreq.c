@@ -5,7 +5,6 @@
  * return a request that is already complete. The call therefore blocks for
  * one flush; MPI_Test on the request is then always true. */
 #include "rmax/api.h"
-#include "rmax/epoch_api.h"
 #include "rmax/rmax.h"
 
 static int query(void *extra, MPI_Status *status) {
@@ -26,10 +25,8 @@ static int cancel(void *extra, int complete) {
   return MPI_SUCCESS;
 }
 
-int rmax_remote_complete(const char *routine, MPI_Win win, int rank, MPI_Request *request) {
-  (void)routine;
-  struct rmax_win *w = rmax_lookup(win);
-  int rc = w ? rmax_flush(w, rank, 0) : PMPI_Win_flush(rank, win);
+int rmax_remote_complete(MPI_Win win, int rank, MPI_Request *request) {
+  int rc = MPI_Win_flush(rank, win); /* the interposed one: routes duplicates and handles */
   if (rc != MPI_SUCCESS) return rc;
   rc = PMPI_Grequest_start(query, release, cancel, NULL, request);
   if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(*request);
