@@ -48,16 +48,18 @@ static inline uint64_t dht_range(uint64_t h, uint64_t n) { /* uniform in [0, n) 
   return (uint64_t)(((unsigned __int128)h * n) >> 64);
 }
 
-static inline int dht_owner(uint64_t key, int nranks) {
-  return (int)dht_range(dht_place_hash(key), (uint64_t)nranks);
-}
+/* Where a key lives: the owner is the high part of hash x nranks, the slot
+ * within the owner's volume comes from the low part (the key's position
+ * inside the owner's share); one hash and one product give both. */
+struct dht_place {
+  int owner;
+  uint64_t slot;
+};
 
-/* The slot within the owner's volume: the low bits of the product that
- * picked the owner, i.e. the key's position inside the owner's share. */
-static inline uint64_t dht_slot(uint64_t key, int nranks, uint64_t elements) {
-  uint64_t h = dht_place_hash(key);
-  uint64_t low = (uint64_t)((unsigned __int128)h * (uint64_t)nranks); /* fraction part */
-  return dht_range(low, elements);
+static inline struct dht_place dht_place_of(uint64_t key, int nranks, uint64_t elements) {
+  unsigned __int128 p = (unsigned __int128)dht_place_hash(key) * (uint64_t)nranks;
+  struct dht_place at = {(int)(p >> 64), dht_range((uint64_t)p, elements)};
+  return at;
 }
 
 #endif

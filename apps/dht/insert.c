@@ -22,8 +22,9 @@ static uint64_t cas(uint64_t desired, uint64_t expected, int owner, MPI_Aint dis
 
 /* One key: 0, or DHT_HEAP_FULL. */
 static int insert(struct dht *t, uint64_t key) {
-  int owner = dht_owner(key, t->nranks);
-  uint64_t slot = dht_slot(key, t->nranks, t->elements);
+  struct dht_place at = dht_place_of(key, t->nranks, t->elements);
+  int owner = at.owner;
+  uint64_t slot = at.slot;
   /* disp_unit is 8 bytes: entry s is at 2s, its next field at 2s + 1 */
   MPI_Aint slot_disp = 2 * (MPI_Aint)slot;
 

@@ -37,10 +37,11 @@ static int cmp_u64(const void *a, const void *b) {
 static int key_ok(const struct dht *t, uint64_t key, uint64_t slot) {
   if (key == 0) return FAIL(t, "heap element with no key in the chain of slot %llu",
                             (unsigned long long)slot), 0;
-  if (dht_owner(key, t->nranks) != t->rank || dht_slot(key, t->nranks, t->elements) != slot)
+  struct dht_place at = dht_place_of(key, t->nranks, t->elements);
+  if (at.owner != t->rank || at.slot != slot)
     return FAIL(t, "key %016llx is in slot %llu, its place is rank %d slot %llu",
-                (unsigned long long)key, (unsigned long long)slot, dht_owner(key, t->nranks),
-                (unsigned long long)dht_slot(key, t->nranks, t->elements)), 0;
+                (unsigned long long)key, (unsigned long long)slot, at.owner,
+                (unsigned long long)at.slot), 0;
   uint64_t n = dht_unmix(key);
   if (n == 0 || (n - 1) / t->inserts_per_rank >= (uint64_t)t->nranks)
     return FAIL(t, "key %016llx in slot %llu was never inserted", (unsigned long long)key,
@@ -104,10 +105,10 @@ static uint64_t lookup_own(struct dht *t) {
   MPI_Win_lock_all(MPI_MODE_NOCHECK, t->heap.win);
   for (uint64_t i = 0; i < t->inserts_per_rank; i++) {
     uint64_t key = dht_key_of(t, t->rank, i);
-    int owner = dht_owner(key, t->nranks);
+    struct dht_place at = dht_place_of(key, t->nranks, t->elements);
+    int owner = at.owner;
     struct dht_entry e;
-    MPI_Get(&e, 2, MPI_UINT64_T, owner, 2 * (MPI_Aint)dht_slot(key, t->nranks, t->elements), 2,
-            MPI_UINT64_T, t->vol.win);
+    MPI_Get(&e, 2, MPI_UINT64_T, owner, 2 * (MPI_Aint)at.slot, 2, MPI_UINT64_T, t->vol.win);
     MPI_Win_flush(owner, t->vol.win);
     uint64_t found = e.key == key, steps = 0;
     while (e.next != 0 && steps++ <= t->heap_elements) {
