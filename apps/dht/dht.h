@@ -75,6 +75,9 @@ int dht_memory_precheck(const struct dht_options *o, uint64_t bytes_per_rank, in
 uint64_t dht_env_memory_limit(void);  /* MPISW_MEMORY_LIMIT in bytes, 0 when unset */
 
 /* table.c: windows in and out; an exit code. */
+/* The table's dimensions from the options, and its bytes per rank. */
+void dht_table_size(struct dht *t, const struct dht_options *o);
+uint64_t dht_table_bytes(const struct dht *t);
 int dht_table_create(struct dht *t, const struct dht_options *o);
 void dht_table_free(struct dht *t);
 

@@ -84,9 +84,8 @@ static void report(const struct dht *t, const struct dht_options *o, const struc
 
 static int run(struct dht *t, const struct dht_options *o) {
   struct results r = {0};
-  uint64_t per_rank = (t->elements + (uint64_t)(o->heap_factor * (double)o->elements) + 1) *
-                      (uint64_t)DHT_ENTRY;
-  int rc = agree(dht_memory_precheck(o, per_rank, local_ranks(), t->rank));
+  dht_table_size(t, o); /* the precheck needs the volume's size too */
+  int rc = agree(dht_memory_precheck(o, dht_table_bytes(t), local_ranks(), t->rank));
   if (rc) return rc;
 
   double t0 = MPI_Wtime();

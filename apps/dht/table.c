@@ -82,10 +82,18 @@ static int allocate(struct dht_window *w, uint64_t bytes, const struct dht_optio
   return DHT_OK;
 }
 
-int dht_table_create(struct dht *t, const struct dht_options *o) {
+void dht_table_size(struct dht *t, const struct dht_options *o) {
   t->elements = o->elements;
   t->heap_elements = (uint64_t)(o->heap_factor * (double)o->elements);
   t->inserts_per_rank = (uint64_t)(o->fill * (double)o->elements);
+}
+
+uint64_t dht_table_bytes(const struct dht *t) {
+  return (t->elements + t->heap_elements + 1) * (uint64_t)DHT_ENTRY; /* volume + heap */
+}
+
+int dht_table_create(struct dht *t, const struct dht_options *o) {
+  dht_table_size(t, o);
   t->vol.win = t->heap.win = MPI_WIN_NULL;
   /* The volume first: with auto it gets the memory budget before the heap,
    * and it takes most of the accesses. */
