@@ -180,15 +180,17 @@ static int write_all(int fd, const char *src, uint64_t n, uint64_t off) {
 }
 
 /* Writes block i's file bytes below data_end: the aligned part with
- * O_DIRECT, an unaligned tail through the page cache. */
-static int write_block(struct mpisw_pager *pg, uint64_t i, const char *src) {
+ * O_DIRECT, an unaligned tail through the page cache. *wrote: bytes written
+ * (counted by the caller, under the lock, with the write-back). */
+static int write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
   uint64_t off = pg->file_off + i * pg->block, n = block_bytes(pg, i);
+  *wrote = 0;
   if (off >= pg->data_end) return 0;
   if (n > pg->data_end - off) n = pg->data_end - off;
   uint64_t aligned = n & ~(uint64_t)(ALIGN - 1);
   int rc = write_all(pg->dfd, src, aligned, off);
   if (!rc && n > aligned) rc = write_all(pg->fd, src + aligned, n - aligned, off + aligned);
-  if (!rc) __atomic_add_fetch(&pg->st.bytes_written, n, __ATOMIC_RELAXED);
+  if (!rc) *wrote = n;
   return rc;
 }
 
@@ -447,7 +449,8 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     return;
   }
   if (!dirty) dirty = hash_block(slot, n) != bl->hash;
-  int rc = dirty ? write_block(pg, i, slot) : 0;
+  uint64_t wrote = 0;
+  int rc = dirty ? write_block(pg, i, slot, &wrote) : 0;
   if (rc) { /* keep the data: back into the window, dirty again */
     set_error(pg, rc, "write-back");
     move_back(pg, slot, src, n);
@@ -463,6 +466,7 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     pg->held--;
     pg->st.evictions++;
     if (dirty) pg->st.writebacks++;
+    pg->st.bytes_written += wrote;
   }
   pg->nevicting--;
   pthread_cond_broadcast(&pg->cv);
@@ -476,7 +480,8 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
   pthread_mutex_lock(&pg->mu);
   int present = bl->state == PRESENT;
   pthread_mutex_unlock(&pg->mu);
-  int rc = present ? write_block(pg, i, src) : 0;
+  uint64_t wrote = 0;
+  int rc = present ? write_block(pg, i, src, &wrote) : 0;
   uint64_t h = present && !rc ? hash_block(src, n) : 0;
   if (rc) set_error(pg, rc, "write-back");
   pthread_mutex_lock(&pg->mu);
@@ -484,6 +489,7 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
     bl->hash = h;
     bl->flags |= F_ONFILE;
     pg->st.writebacks++;
+    pg->st.bytes_written += wrote;
   }
   bl->flags &= (unsigned char)~F_FLUSHING;
   pg->flush_pending--;
@@ -783,7 +789,6 @@ void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s) 
    * is counted: let loads started or queued settle */
   while (!pg->stop && (pg->loading || pg->q_load.n)) pthread_cond_wait(&pg->cv, &pg->mu);
   *s = pg->st;
-  s->bytes_written = __atomic_load_n(&pg->st.bytes_written, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&pg->mu);
 }
 

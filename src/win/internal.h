@@ -225,7 +225,8 @@ int mpisw_rmax_free_mem(void *base);
 /* ---- pager_glue.c: the user-level pager backend (docs/PAGER.md) ---- */
 struct mpisw_pager;
 /* After mapping: starts the pager if the hints ask for it; on any obstacle
- * leaves the mmap backend and sets p->h.backend to MPISW_BACKEND_MMAP. */
+ * the window stays on the mmap backend (p->pager NULL, which
+ * MPI_Win_get_info reports). */
 void mpisw_pager_attach(struct mpisw_place *p);
 int mpisw_pager_place_sync(struct mpisw_place *p, struct mpisw_error *e);
 void mpisw_pager_detach(struct mpisw_place *p);   /* before unmapping */

@@ -52,7 +52,6 @@ void mpisw_pager_attach(struct mpisw_place *p) {
   p->pager = mpisw_pager_start(p->region.reserve + l->map_file_at, l->map_file_len, p->file.fd,
                                l->map_file_off, l->file_off + l->sto_len, zero_from, &o, &e);
   if (!p->pager) {
-    p->h.backend = MPISW_BACKEND_MMAP; /* what MPI_Win_get_info reports */
     if (debug) fprintf(stderr, "mpisw: storage_backend=pager falls back to mmap: %s\n", e.msg);
     return;
   }
