@@ -197,32 +197,29 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
 /* After a failed compaction the file still holds the state before it (the
  * superblock was not switched), but the index does not match it. */
 static int broken(const char *routine) {
-  struct mpisw_error e;
-  mpisw_fail(&e, MPISW_K_IO, "a compaction failed; the store takes no more calls: close and "
-             "reopen it (the file holds its state before the compaction)");
-  return code(routine, &e);
+  return fail_code(routine, MPISW_K_IO, "a compaction failed; the store takes no more calls: "
+                   "close and reopen it (the file holds its state before the compaction)");
 }
 
-/* Arguments every backend needs checked the same way. */
+/* Arguments every backend needs checked the same way: MPI_SUCCESS or the
+ * error code to return. */
 static int check_args(const char *routine, const void *key, size_t klen, const void *value,
-                      size_t vlen, int *code_out) {
-  struct mpisw_error e;
-  if (!key || klen == 0 || klen > MPISW_KV_MAX_KEY)
+                      size_t vlen) {
+  if (!key || klen == 0 || klen > MPISW_KV_MAX_KEY) {
+    struct mpisw_error e;
     mpisw_fail(&e, MPISW_K_USAGE, "key of %zu bytes: a key has 1 to %d bytes", klen,
                MPISW_KV_MAX_KEY);
-  else if (vlen && !value)
-    mpisw_fail(&e, MPISW_K_USAGE, "value is NULL");
-  else
-    return 0;
-  *code_out = code(routine, &e);
-  return -1;
+    return code(routine, &e);
+  }
+  if (vlen && !value) return usage(routine, "value is NULL");
+  return MPI_SUCCESS;
 }
 
 MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const void *value,
                               size_t vlen) {
   CHECK_KV("mpisw_kv_put");
-  int bad;
-  if (check_args("mpisw_kv_put", key, klen, value, vlen, &bad)) return bad;
+  int bad = check_args("mpisw_kv_put", key, klen, value, vlen);
+  if (bad) return bad;
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_put(kv, key, klen, value, vlen, &e)
                                              : kv_naive_put(kv, key, klen, value, vlen, &e);
@@ -232,8 +229,8 @@ MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const 
 MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
                               size_t *vlen) {
   CHECK_KV("mpisw_kv_get");
-  int bad;
-  if (check_args("mpisw_kv_get", key, klen, NULL, 0, &bad)) return bad;
+  int bad = check_args("mpisw_kv_get", key, klen, NULL, 0);
+  if (bad) return bad;
   size_t dummy;
   if (!vlen) vlen = &dummy;
   struct mpisw_error e;
@@ -245,8 +242,8 @@ MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *
 
 MPISW_EXPORT int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen) {
   CHECK_KV("mpisw_kv_delete");
-  int bad;
-  if (check_args("mpisw_kv_delete", key, klen, NULL, 0, &bad)) return bad;
+  int bad = check_args("mpisw_kv_delete", key, klen, NULL, 0);
+  if (bad) return bad;
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_delete(kv, key, klen, &e)
                                              : kv_naive_delete(kv, key, klen, &e);
