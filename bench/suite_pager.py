@@ -49,17 +49,10 @@ def steps(suite, a, R):
 
 
 def _bw(runs, R, backend, kernel, ooc):
-    hint = dict(KERNELS)[kernel]
-    recs = [r for r in runs if r.get("bench") == "mstream" and r.get("backend") == backend
-            and r.get("kernel") == kernel and r.get("sync") is True
-            and r.get("kind") == "storage" and r.get("access") == hint
-            and bool(r.get("memlimit")) == ooc and r.get("size") ==
-            (R.OOC_SIZE if ooc else INCACHE_SIZE_GIB * R.GiB)]
-    d = {}
-    for r in recs:
-        if isinstance(r.get("bw_MiBps"), (int, float)):
-            d.setdefault(r["rep"], r["bw_MiBps"])
-    return d
+    return R.by_rep(runs, "bw_MiBps", bench="mstream", backend=backend, kernel=kernel, sync=True,
+                    kind="storage", access=dict(KERNELS)[kernel],
+                    memlimit=R.OOC_MEMLIMIT if ooc else None,
+                    size=R.OOC_SIZE if ooc else INCACHE_SIZE_GIB * R.GiB)
 
 
 def ratios(runs, R):
