@@ -914,9 +914,13 @@ def by_rep(runs, metric, **match):
     return d
 
 
+def ratio_values(num, den):
+    """num / den per rep (the same rep of both), where den is non-zero."""
+    return [num[k] / den[k] for k in num if k in den and den[k]]
+
+
 def ratio_stats(num, den):
-    vals = [num[k] / den[k] for k in num if k in den and den[k]]
-    return stats(vals)
+    return stats(ratio_values(num, den))
 
 
 def compute_ratios(runs):
@@ -978,7 +982,7 @@ def compute_ratios(runs):
         for b in sizes:
             st = by_rep(runs, "MiBps", bench="rma", op=op, kind="storage", bytes=b)
             mem = by_rep(runs, "MiBps", bench="rma", op=op, kind="memory", bytes=b)
-            vals = [st[k] / mem[k] for k in st if k in mem and mem[k]]
+            vals = ratio_values(st, mem)
             allv += vals
             s = stats(vals)
             if s:

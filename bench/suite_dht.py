@@ -82,7 +82,7 @@ def ratios(runs, R):
         for n in below:
             mem = R.by_rep(d, "seconds", kind="memory", elements=n)
             other = R.by_rep(d, "seconds", kind=kind, elements=n)
-            vals = [other[k] / mem[k] for k in other if k in mem and mem[k]]
+            vals = R.ratio_values(other, mem)
             allv += vals
             s = R.stats(vals)
             if s:

@@ -52,9 +52,9 @@ def ratios(runs, R):
                               kind="allocated", create=create, bytes=b)
                 dy = R.by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="dynamic",
                               create=create, bytes=b)
-                allv += [m[k] / al[k] for k in m if k in al and al[k]]
+                allv += R.ratio_values(m, al)
                 if b >= 64 * KIB:
-                    dynv += [dy[k] / m[k] for k in dy if k in m and m[k]]
+                    dynv += R.ratio_values(dy, m)
             s = R.stats(allv)
             if s:
                 out.append(dict(name=f"rmax {op} latency memhandle / allocated{tag}",
@@ -75,7 +75,7 @@ def ratios(runs, R):
                           create=True, bytes=b)
             dy = R.by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="dynamic",
                           create=False, bytes=b)
-            vals += [dy[k] / mc[k] for k in dy if k in mc and mc[k]]
+            vals += R.ratio_values(dy, mc)
         s = R.stats(vals)
         if s:
             out.append(dict(name=f"rmax {op} latency dynamic / memhandle with creation+free",
