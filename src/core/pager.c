@@ -12,6 +12,7 @@
  * in between the dirty scan and the move is caught by comparing a hash of
  * the block with the hash it had when it last matched the file. */
 #include "core/pager.h"
+#include "core/storage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -700,8 +701,8 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
     } else {
       destroy(pg);
     }
-    if (m != MAP_FAILED) /* the file mapping back, as promised */
-      mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)file_off);
+    if (m != MAP_FAILED) /* the file mapping back, as promised, with its advice */
+      mpisw_map_file_fixed(addr, len, fd, file_off, o->access);
     mpisw_fail(e, MPISW_K_ACCESS, "pager: cannot take over the range: %s", strerror(err));
     return NULL;
   }

@@ -18,6 +18,7 @@ struct mpisw_pager_opts {
   int workers;          /* I/O threads (0: 4) */
   int readahead;        /* blocks read ahead of a sequential stream; -1: default */
   int debug;            /* statistics and decisions on stderr */
+  unsigned access;      /* access_style bits, for the file mapping put back on failure */
 };
 
 /* The range [addr, addr+len) (page-aligned, already reserved by the caller)

@@ -39,7 +39,7 @@ void mpisw_pager_attach(struct mpisw_place *p) {
   p->pager = NULL;
   if (p->h.backend != MPISW_BACKEND_PAGER || !l->map_file_len || !p->region.reserve) return;
   struct mpisw_pager_opts o = {.block = block_size(), .memory = pager_memory(p),
-                               .readahead = -1, .debug = debug};
+                               .readahead = -1, .debug = debug, .access = p->h.access};
   const char *w = getenv("MPISW_PAGER_WORKERS"), *ra = getenv("MPISW_PAGER_READAHEAD");
   if (w && *w) o.workers = atoi(w);
   if (ra && *ra) o.readahead = atoi(ra);
