@@ -61,7 +61,9 @@ struct pm_scan_arg {
 #define ALIGN 4096u /* O_DIRECT alignment that every device here accepts */
 
 enum { ABSENT, LOADING, PRESENT, EVICTING };
-enum { F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16 };
+/* F_STUCK: its last eviction failed (pages pinned, or shared with a forked
+ * child); the budget stretches by one block for each such block. */
+enum { F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32 };
 
 struct block {
   unsigned char state, flags;
@@ -80,6 +82,7 @@ struct mpisw_pager {
   int fd, dfd, uffd, pagemap, wake_fd, debug;
   struct block *b;
   uint64_t held, max, evq, headroom; /* blocks in memory, limit, queued evictions */
+  uint64_t stuck;                    /* blocks with F_STUCK */
   uint64_t loading;                  /* blocks being loaded now */
   int nevicting, flush_pending, ra, last_fault;
   struct ring fifo, q_evict, q_flush, q_load;
@@ -215,9 +218,10 @@ static int uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_
 }
 
 /* 1 if a page of [p, p+n) was written since it was last write-protected;
- * with reprotect, write-protects those pages again. -1 on error. */
+ * with reprotect, write-protects those pages again. each (if any) gets the
+ * written regions a batch at a time. -1 on error. */
 static int scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
-                        void (*each)(struct mpisw_pager *, uint64_t, uint64_t)) {
+                        void (*each)(struct mpisw_pager *, const struct page_region *, long)) {
   struct page_region vec[64];
   uint64_t start = (uintptr_t)p, end = start + n;
   int any = 0;
@@ -232,9 +236,9 @@ static int scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprote
       if (errno == EINTR || errno == EAGAIN) continue;
       return -1;
     }
-    for (long k = 0; k < r; k++) {
+    if (r > 0) {
       any = 1;
-      if (each) each(pg, vec[k].start - (uintptr_t)pg->addr, vec[k].end - (uintptr_t)pg->addr);
+      if (each) each(pg, vec, r);
     }
     if (a.walk_end <= start) break;
     start = a.walk_end;
@@ -247,7 +251,7 @@ static int scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprote
 /* Queues evictions until the blocks that stay fit with headroom. */
 static void maybe_evict_locked(struct mpisw_pager *pg) {
   uint64_t tries = pg->fifo.n;
-  while (pg->held - pg->evq + pg->headroom > pg->max && pg->fifo.n && tries--) {
+  while (pg->held - pg->evq + pg->headroom > pg->max + pg->stuck && pg->fifo.n && tries--) {
     uint32_t i = ring_pop(&pg->fifo);
     struct block *bl = &pg->b[i];
     if (bl->flags & F_FLUSHING) { /* a sync writes it now: later */
@@ -327,7 +331,7 @@ static void serve_fault(struct mpisw_pager *pg, uint64_t off, int write) {
   int seq = pg->ra > 0 && (pg->last_fault + 1 == (int64_t)i || (i > 0 && pg->b[i - 1].state != ABSENT));
   pg->last_fault = (int)i;
   for (;;) {
-    if (bl->state == ABSENT && pg->held < pg->max) break;
+    if (bl->state == ABSENT && pg->held < pg->max + pg->stuck) break;
     if (bl->state == PRESENT) break;
     if (bl->state == ABSENT) maybe_evict_locked(pg);
     if (bl->state == LOADING && seq) readahead_locked(pg, i);
@@ -437,12 +441,25 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     }
     m.move = 0;
   }
-  if (!moved) { /* pinned pages (RDMA) or a failed move: keep the block */
+  if (!moved) { /* pinned or shared pages: keep the block */
     if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
     move_back(pg, slot, src, n);
+    /* A sync may have write-protected its written pages while it was queued
+     * (and flipped its hash), counting on this eviction to write it. */
+    int changed = dirty || hash_block(src, n) != bl->hash;
     pthread_mutex_lock(&pg->mu);
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
+    if (changed && !(bl->flags & F_FLUSHING)) {
+      bl->flags |= F_FLUSHING;
+      pg->flush_pending++;
+      ring_push(&pg->q_flush, i);
+      pthread_cond_signal(&pg->qcv);
+    }
+    if (!(bl->flags & F_STUCK)) { /* faults must not wait for it */
+      bl->flags |= F_STUCK;
+      pg->stuck++;
+    }
     pg->nevicting--;
     pg->st.move_failures++;
     pthread_cond_broadcast(&pg->cv);
@@ -464,6 +481,10 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   } else {
     bl->state = ABSENT;
     if (dirty) bl->flags |= F_ONFILE;
+    if (bl->flags & F_STUCK) {
+      bl->flags &= (unsigned char)~F_STUCK;
+      pg->stuck--;
+    }
     pg->held--;
     pg->st.evictions++;
     if (dirty) pg->st.writebacks++;
@@ -734,32 +755,22 @@ static void mark_flush(struct mpisw_pager *pg, uint64_t from, uint64_t to) {
   }
 }
 
-/* Marks, under mu, the blocks scan_written found. */
-static void collect_locked(struct mpisw_pager *pg, uint64_t from, uint64_t to) {
+/* Marks, under mu, the blocks of a batch of regions scan_written found. */
+static void collect(struct mpisw_pager *pg, const struct page_region *v, long n) {
   pthread_mutex_lock(&pg->mu);
-  mark_flush(pg, from, to);
+  for (long k = 0; k < n; k++)
+    mark_flush(pg, v[k].start - (uintptr_t)pg->addr, v[k].end - (uintptr_t)pg->addr);
   pthread_cond_broadcast(&pg->qcv);
   pthread_mutex_unlock(&pg->mu);
 }
 
 int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
-  /* A block whose eviction failed comes back with its pages unprotected, so
-   * a scan after the evictions in flight have ended finds it; repeat until a
-   * scan finds nothing (bounded: remote writers may keep writing). */
-  for (int pass = 0; pass < 4; pass++) {
-    pthread_mutex_lock(&pg->mu);
-    uint64_t before = pg->st.writebacks;
-    pthread_mutex_unlock(&pg->mu);
-    int found = scan_written(pg, pg->addr, pg->len, 1, collect_locked);
-    if (found < 0)
-      return mpisw_fail(e, MPISW_K_IO, "pager: PAGEMAP_SCAN failed: %s", strerror(errno));
-    pthread_mutex_lock(&pg->mu);
-    while (pg->flush_pending || pg->nevicting || pg->evq) pthread_cond_wait(&pg->cv, &pg->mu);
-    int again = found || pg->st.writebacks != before;
-    pthread_mutex_unlock(&pg->mu);
-    if (!again) break;
-  }
+  /* One scan: each block written before it is flushed, or left to the
+   * eviction in its way, which writes it or (failing to move it) flushes it. */
+  if (scan_written(pg, pg->addr, pg->len, 1, collect) < 0)
+    return mpisw_fail(e, MPISW_K_IO, "pager: PAGEMAP_SCAN failed: %s", strerror(errno));
   pthread_mutex_lock(&pg->mu);
+  while (pg->flush_pending || pg->nevicting || pg->evq) pthread_cond_wait(&pg->cv, &pg->mu);
   int err = pg->err;
   char what[96];
   snprintf(what, sizeof what, "%s", pg->err_what);
@@ -810,10 +821,11 @@ void mpisw_pager_stop(struct mpisw_pager *pg) {
     struct mpisw_pager_stats s;
     mpisw_pager_get_stats(pg, &s);
     fprintf(stderr, "mpisw pager: faults %llu loads %llu (zero %llu, read-ahead %llu) "
-            "evictions %llu write-backs %llu read %.1f MiB written %.1f MiB\n",
+            "evictions %llu (failed moves %llu) write-backs %llu read %.1f MiB written %.1f MiB\n",
             (unsigned long long)s.faults, (unsigned long long)s.loads,
             (unsigned long long)s.zero_loads, (unsigned long long)s.readaheads,
-            (unsigned long long)s.evictions, (unsigned long long)s.writebacks,
+            (unsigned long long)s.evictions, (unsigned long long)s.move_failures,
+            (unsigned long long)s.writebacks,
             s.bytes_read / 1048576.0, s.bytes_written / 1048576.0);
   }
   struct uffdio_range r = {.start = (uintptr_t)pg->addr, .len = pg->len};

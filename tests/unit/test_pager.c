@@ -1,12 +1,14 @@
 /* The pager core without MPI: round trips through a small memory limit
  * (eviction and re-read), durability after sync, fresh space read as zeros
- * without I/O, a partial last page, concurrent writers, the overwrite hint. */
+ * without I/O, a partial last page, concurrent writers, the overwrite hint,
+ * blocks that cannot be moved out. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -207,6 +209,71 @@ static void test_overwrite_hint(void) {
   close(fd);
 }
 
+struct streamer {
+  const volatile char *a;
+  uint64_t from, to;
+  volatile int stop;
+  unsigned long sum;
+};
+
+static void *stream_read(void *arg) {
+  struct streamer *s = arg;
+  while (!s->stop)
+    for (uint64_t i = s->from; i < s->to && !s->stop; i += 4096) s->sum += (unsigned char)s->a[i];
+  return NULL;
+}
+
+/* Pages shared with a forked child cannot be moved (UFFDIO_MOVE refuses them
+ * as it refuses pinned pages), so every block in memory at the fork fails to
+ * evict while a reader streams through the rest of the range. No fault may
+ * wait for those blocks, and each sync must still write every block written
+ * before it, whatever its eviction was doing at the time. */
+static void test_move_failures(void) {
+  int fd = make_file(LEN, 5);
+  char *a = reserve(LEN);
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 8 * BLOCK);
+  CHECK(pg != NULL);
+  if (!pg) return;
+  struct streamer st = {a, 8 * BLOCK, LEN, 0, 0};
+  pthread_t t;
+  pthread_create(&t, NULL, stream_read, &st);
+  unsigned char *f = malloc(8 * BLOCK);
+  int bad = 0;
+  for (int r = 0; r < 40 && !bad; r++) {
+    memset(a, 0x40 + r, 8 * BLOCK);
+    int p[2];
+    CHECK(pipe(p) == 0);
+    pid_t child = fork();
+    if (child == 0) { /* holds the parent's pages until the pipe closes */
+      char c;
+      close(p[1]);
+      while (read(p[0], &c, 1) < 0) {
+      }
+      _exit(0);
+    }
+    close(p[0]);
+    struct mpisw_error e;
+    CHECK(mpisw_pager_sync(pg, &e) == 0);
+    CHECK(pread(fd, f, 8 * BLOCK, 0) == 8 * BLOCK);
+    for (uint64_t i = 0; i < 8 * BLOCK; i++) bad += f[i] != (unsigned char)(0x40 + r);
+    if (bad) fprintf(stderr, "move failures: round %d: %d bytes not written\n", r, bad);
+    close(p[1]);
+    waitpid(child, NULL, 0);
+  }
+  CHECK(bad == 0);
+  st.stop = 1;
+  pthread_join(t, NULL);
+  struct mpisw_pager_stats s;
+  mpisw_pager_get_stats(pg, &s);
+  fprintf(stderr, "move failures: %llu failed moves, %llu evictions\n",
+          (unsigned long long)s.move_failures, (unsigned long long)s.evictions);
+  CHECK(s.move_failures > 0);
+  mpisw_pager_stop(pg);
+  munmap(a, LEN);
+  free(f);
+  close(fd);
+}
+
 int main(void) {
   const char *tmp = getenv("TMPDIR");
   snprintf(path, sizeof path, "%s/mpisw-test-pager-%ld", tmp ? tmp : "/tmp", (long)getpid());
@@ -219,6 +286,7 @@ int main(void) {
     test_fresh_and_tail();
     test_concurrent();
     test_overwrite_hint();
+    test_move_failures();
   }
   unlink(path);
   return check_summary("test_pager");
