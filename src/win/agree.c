@@ -31,3 +31,20 @@ int mpisw_agree(MPI_Comm comm, int failed, struct mpisw_error *e, int *flag) {
   e->msg[sizeof e->msg - 1] = 0;
   return -1;
 }
+
+int mpisw_any(MPI_Comm comm, int failed) {
+  int in = failed != 0, out = 1;
+  PMPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm);
+  return out;
+}
+
+int mpisw_one_node(MPI_Comm comm) {
+  MPI_Comm node;
+  int n = -1, all = 0;
+  PMPI_Comm_size(comm, &all);
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return 0;
+  PMPI_Comm_size(node, &n);
+  PMPI_Comm_free(&node);
+  return n == all; /* the same answer on every rank */
+}

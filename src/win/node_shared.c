@@ -31,7 +31,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "core/path.h"
 #include "win/internal.h"
 
 #ifdef OPEN_MPI
@@ -50,14 +49,6 @@ struct peer {
   int32_t pad;
 };
 
-static uint64_t host_hash(void) {
-  char host[256];
-  mpisw_path_hostname(host, sizeof host);
-  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-  for (const char *c = host; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-  return h;
-}
-
 static int wanted(const struct mpisw_hints *h) {
   return h->node_shared >= 0 ? h->node_shared : NODE_SHARED_DEFAULT;
 }
@@ -69,12 +60,9 @@ static int eligible(const struct mpisw_place *p) {
   return l->mem_len == 0 && l->lead == 0 && l->map_file_at == 0 && p->file.fd >= 0;
 }
 
-/* One collective: does every rank qualify, and are all on one host? */
+/* Does every rank qualify, and are all on one node? */
 static int all_eligible(MPI_Comm comm, const struct mpisw_place *p) {
-  uint64_t h = host_hash();
-  uint64_t in[3] = {eligible(p) ? 0 : 1, h, ~h}, out[3];
-  PMPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, comm);
-  return out[0] == 0 && out[1] == ~out[2];
+  return !mpisw_any(comm, !eligible(p)) && mpisw_one_node(comm);
 }
 
 /* Maps rank pr's file at the first page boundary of its segment. */
@@ -179,23 +167,16 @@ int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_u
   me.pid = (int32_t)getpid();
   me.fd = w->p.file.fd;
   me.access = w->p.h.access;
-  int failed = !all || !w->seg_off || !w->seg_size || !w->seg_disp, any = 0;
-  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any) goto fallback;
+  if (mpisw_any(comm, !all || !w->seg_off || !w->seg_size || !w->seg_disp)) goto fallback;
   PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
-  failed = !backing_has_room(all, n);
-  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any) goto fallback;
+  if (mpisw_any(comm, !backing_has_room(all, n))) goto fallback;
 
   void *smbase = NULL;
   MPI_Win smwin = MPI_WIN_NULL;
-  failed = allocate(size, info, comm, &smbase, &smwin, large) != MPI_SUCCESS;
-  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any) goto fallback; /* a window some ranks have and others not cannot be
-                           * freed collectively: an MPI failing unevenly leaves it */
-  failed = map_all(w, smwin, n, all);
-  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any) {
+  if (mpisw_any(comm, allocate(size, info, comm, &smbase, &smwin, large) != MPI_SUCCESS))
+    goto fallback; /* a window some ranks have and others not cannot be freed
+                    * collectively: an MPI failing unevenly leaves it */
+  if (mpisw_any(comm, map_all(w, smwin, n, all))) {
     PMPI_Win_free(&smwin); /* unmaps the segment, with whatever we mapped over it */
     goto fallback;
   }

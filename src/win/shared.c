@@ -27,16 +27,6 @@ static int noncontig_asked(MPI_Info info) {
   return mpisw_info_get(info, "alloc_shared_noncontig", v, sizeof v) && !strcmp(v, "true");
 }
 
-static int one_node(MPI_Comm comm, int nranks) {
-  MPI_Comm node;
-  int n = -1;
-  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-    return 0;
-  PMPI_Comm_size(node, &n);
-  PMPI_Comm_free(&node);
-  return n == nranks;
-}
-
 /* Rank 0: the node file and the shared memory part. */
 static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64_t total,
                              int nranks) {
@@ -151,7 +141,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
     failed = mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the segment table") != 0;
   else if (size < 0)
     failed = mpisw_fail(&e, MPISW_K_USAGE, "size %lld is negative", (long long)size) != 0;
-  else if (!one_node(comm, nranks))
+  else if (!mpisw_one_node(comm))
     failed = mpisw_fail(&e, MPISW_K_USAGE,
                         "the communicator spans more than one node; shared windows on "
                         "storage need one node (split it with MPI_COMM_TYPE_SHARED)") != 0;

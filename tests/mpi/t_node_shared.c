@@ -5,9 +5,11 @@
  * the predefined attributes, MPI_Win_shared_query and duplicates show the
  * user's view; the files hold the data after MPI_Win_sync and after free.
  *
- *   t_node_shared on|off|default
+ *   t_node_shared on|off|default|multinode
  *     on: storage_node_shared=true; off: =false; default: the MPI's default
  *     (Open MPI: on, MPICH: off). At one rank the window is never node-shared.
+ *     multinode: storage_node_shared=true over several (simulated) nodes,
+ *     which must fall back to MPI_Win_create.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,10 +89,12 @@ int main(int argc, char **argv) {
 #else
   int dflt = 0;
 #endif
-  int want = !strcmp(mode, "on") ? 1 : !strcmp(mode, "off") ? 0 : dflt;
+  int multinode = !strcmp(mode, "multinode");
+  int want = !strcmp(mode, "on") ? 1 : !strcmp(mode, "off") || multinode ? 0 : dflt;
   char *path = strdup(tl_path("ns-r%d.win", tl_rank));
   MPI_Info info = tl_sinfo(tl_path("ns-r%%r.win"), "storage_alloc_unlink=false", NULL);
-  if (strcmp(mode, "default")) tl_info_setf(info, "storage_node_shared", "%s", mode[1] == 'n' ? "true" : "false");
+  if (strcmp(mode, "default"))
+    tl_info_setf(info, "storage_node_shared", "%s", strcmp(mode, "off") ? "true" : "false");
   MPI_Aint size = (MPI_Aint)(tl_rank + 1) * ELEMS_PER_RANK * 8;
   int64_t *base;
   MPI_Win win;
