@@ -54,7 +54,7 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
   struct kv_entry *en = &kv->idx.e[id];
   *vlen = en->vlen;
   if (!buf && cap == 0) return 0;
-  kv_sketch_add(kv, h);
+  unsigned asked = kv_sketch_add(kv, h);
   if (cap < en->vlen)
     return mpisw_fail(e, MPISW_K_USAGE, "buffer of %zu bytes too small for the value of %u bytes",
                       cap, en->vlen);
@@ -80,7 +80,7 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
   int cls = kv_slab_class(&kv->slab, en->vlen);
   if (cls >= 0) {
     uint32_t ch;
-    int rc = kv_slab_alloc(kv, cls, en->vlen, id, &ch, e, 1);
+    int rc = kv_slab_alloc(kv, cls, en->vlen, id, asked, &ch, e);
     if (rc < 0) return -1;
     if (rc > 0) return 0;
     en = &kv->idx.e[id];
@@ -97,7 +97,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
     return mpisw_fail(e, MPISW_K_USAGE, "value of %zu bytes is larger than %s (%llu bytes)", vlen,
                       MPISW_KV_MAX_VALUE, (unsigned long long)kv->o.max_value);
   uint64_t h = kv_hash(key, klen);
-  kv_sketch_add(kv, h);
+  unsigned asked = kv_sketch_add(kv, h);
   uint32_t id = kv_index_find(&kv->idx, h, key, klen);
   if (id == UINT32_MAX) {
     id = kv_index_add(&kv->idx, h, key, klen);
@@ -117,7 +117,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
     /* Not in the window: it goes in only if it is asked for more often than
      * what it would displace. */
     uint32_t ch;
-    int rc = kv_slab_alloc(kv, cls, vlen, id, &ch, e, 1);
+    int rc = kv_slab_alloc(kv, cls, vlen, id, asked, &ch, e);
     if (rc < 0) goto fail;
     en = &kv->idx.e[id];
     if (rc == 0) {

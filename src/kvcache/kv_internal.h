@@ -127,14 +127,15 @@ int kv_slab_class(const struct kv_slab *s, size_t len);
 /* Class a chunk belongs to. */
 int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk);
 /* A chunk of class ci (kv_slab_class of len, >= 0) for len bytes for entry
- * id; evicts through kv_cache_evict().
- * Returns 0 and the chunk handle in *chunk, or -1 with *e filled. With
- * admit, returns 1 (nothing evicted) when the object that would go is asked
- * for at least as often as entry id. */
-int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, uint32_t *chunk,
-                  struct mpisw_error *e, int admit);
+ * id, asked for `asked` times lately (kv_sketch_add's count); evicts through
+ * kv_cache_evict(). Returns 0 and the chunk handle in *chunk, -1 with *e
+ * filled, or 1 (nothing evicted) when the object that would go is asked for
+ * at least as often (admission). */
+int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, unsigned asked,
+                  uint32_t *chunk, struct mpisw_error *e);
 int kv_sketch_init(struct mpisw_kv *kv, uint64_t objects);
-void kv_sketch_add(struct mpisw_kv *kv, uint64_t h);
+/* Counts one request for the key of hash h; returns its estimated count. */
+unsigned kv_sketch_add(struct mpisw_kv *kv, uint64_t h);
 void kv_slab_release(struct kv_slab *s, uint32_t chunk, size_t len);
 char *kv_slab_chunk(const struct kv_slab *s, uint32_t chunk);
 

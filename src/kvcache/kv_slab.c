@@ -130,22 +130,32 @@ int kv_sketch_init(struct mpisw_kv *kv, uint64_t objects) {
   return 0;
 }
 
-void kv_sketch_add(struct mpisw_kv *kv, uint64_t h) {
-  if (!kv->sketch) return;
+/* The key's counter in row r of the count-min sketch. */
+static uint8_t *sk_cell(const struct mpisw_kv *kv, uint64_t h, int r) {
+  return &kv->sketch[(uint64_t)r * (kv->sk_mask + 1) +
+                     (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & kv->sk_mask)];
+}
+
+unsigned kv_sketch_add(struct mpisw_kv *kv, uint64_t h) {
+  if (!kv->sketch) return 0;
+  unsigned m = 255;
   for (int r = 0; r < 4; r++) {
-    uint8_t *c = &kv->sketch[(uint64_t)r * (kv->sk_mask + 1) + (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & kv->sk_mask)];
+    uint8_t *c = sk_cell(kv, h, r);
     if (*c < 15) (*c)++;
+    if (*c < m) m = *c;
   }
   if (++kv->sk_adds >= kv->sk_period) {
     for (uint64_t i = 0; i < 4 * (kv->sk_mask + 1); i++) kv->sketch[i] >>= 1;
     kv->sk_adds = 0;
+    m >>= 1;
   }
+  return m;
 }
 
 static unsigned sketch_get(const struct mpisw_kv *kv, uint64_t h) {
   unsigned m = 255;
   for (int r = 0; r < 4; r++) {
-    unsigned c = kv->sketch[(uint64_t)r * (kv->sk_mask + 1) + (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & kv->sk_mask)];
+    unsigned c = *sk_cell(kv, h, r);
     if (c < m) m = c;
   }
   return m;
@@ -155,8 +165,8 @@ int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk) {
   return s->page_class[chunk / PER_PAGE] - 1;
 }
 
-int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, uint32_t *out,
-                  struct mpisw_error *e, int admit) {
+int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, unsigned asked,
+                  uint32_t *out, struct mpisw_error *e) {
   struct kv_slab *s = &kv->slab;
   struct kv_class *c = &s->cls[ci];
   if (!c->n_free) {
@@ -184,7 +194,7 @@ int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, uint32_t
         }
       }
       if (!best) return mpisw_fail(e, MPISW_K_IO, "cache: no chunk could be evicted");
-      if (admit && sketch_get(kv, kv->idx.e[id].hash) * 8 <= best_score) return 1;
+      if (asked * 8 <= best_score) return 1;
       if (kv_cache_evict(kv, best - 1, e)) return -1;
       if (!c->n_free) return mpisw_fail(e, MPISW_K_IO, "cache: no chunk could be evicted");
     }
