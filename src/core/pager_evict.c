@@ -1,0 +1,172 @@
+/* The pager's worker threads and its memory budget: evictions (the block
+ * moved out with UFFDIO_MOVE, then written if it changed), write-backs for
+ * a sync, and read-ahead loads. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/pager_internal.h"
+
+/* Queues evictions until the blocks that stay fit with headroom. */
+void pager_maybe_evict_locked(struct mpisw_pager *pg) {
+  uint64_t tries = pg->fifo.n;
+  while (pg->held - pg->evq + pg->headroom > pg->max + pg->stuck && pg->fifo.n && tries--) {
+    uint32_t i = ring_pop(&pg->fifo);
+    struct block *bl = &pg->b[i];
+    if (bl->flags & F_FLUSHING) { /* a sync writes it now: later */
+      ring_push(&pg->fifo, i);
+      continue;
+    }
+    bl->flags |= F_EVICTQ;
+    pg->evq++;
+    ring_push(&pg->q_evict, i);
+    pthread_cond_signal(&pg->qcv);
+  }
+}
+
+static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
+  struct block *bl = &pg->b[i];
+  char *src = pg->addr + (uint64_t)i * pg->block;
+  uint64_t n = pager_block_bytes(pg, i);
+  pthread_mutex_lock(&pg->mu);
+  bl->state = EVICTING;
+  bl->flags &= (unsigned char)~F_EVICTQ;
+  pg->evq--;
+  pg->nevicting++;
+  pthread_mutex_unlock(&pg->mu);
+  int dirty = pager_scan_written(pg, src, n, 0, NULL) != 0; /* errors count as dirty */
+  struct uffdio_move m = {.dst = (uintptr_t)slot, .src = (uintptr_t)src, .len = n,
+                          .mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES};
+  int moved = 0;
+  for (int tries = 0; tries < 100; tries++) {
+    if (ioctl(pg->uffd, UFFDIO_MOVE, &m) == 0) { moved = 1; break; }
+    if (errno != EAGAIN) break;
+    if (m.move > 0) { /* partial: go on from there */
+      m.dst += (uint64_t)m.move;
+      m.src += (uint64_t)m.move;
+      m.len -= (uint64_t)m.move;
+    }
+    m.move = 0;
+  }
+  if (!moved) { /* pinned or shared pages: keep the block */
+    if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
+    pager_move_back(pg, slot, src, n);
+    /* A sync may have write-protected its written pages while it was queued
+     * (and flipped its hash), counting on this eviction to write it. */
+    int changed = dirty || pager_hash_block(src, n) != bl->hash;
+    pthread_mutex_lock(&pg->mu);
+    bl->state = PRESENT;
+    ring_push(&pg->fifo, i);
+    if (changed && !(bl->flags & F_FLUSHING)) {
+      bl->flags |= F_FLUSHING;
+      pg->flush_pending++;
+      ring_push(&pg->q_flush, i);
+      pthread_cond_signal(&pg->qcv);
+    }
+    if (!(bl->flags & F_STUCK)) { /* faults must not wait for it */
+      bl->flags |= F_STUCK;
+      pg->stuck++;
+    }
+    pg->nevicting--;
+    pg->st.move_failures++;
+    pthread_cond_broadcast(&pg->cv);
+    pthread_mutex_unlock(&pg->mu);
+    return;
+  }
+  if (!dirty) dirty = pager_hash_block(slot, n) != bl->hash;
+  uint64_t wrote = 0;
+  int rc = dirty ? pager_write_block(pg, i, slot, &wrote) : 0;
+  if (rc) { /* keep the data: back into the window, dirty again */
+    pager_set_error(pg, rc, "write-back");
+    pager_move_back(pg, slot, src, n);
+  }
+  madvise(slot, pg->block, MADV_DONTNEED);
+  pthread_mutex_lock(&pg->mu);
+  if (rc) {
+    bl->state = PRESENT;
+    ring_push(&pg->fifo, i);
+  } else {
+    bl->state = ABSENT;
+    if (dirty) bl->flags |= F_ONFILE;
+    if (bl->flags & F_STUCK) {
+      bl->flags &= (unsigned char)~F_STUCK;
+      pg->stuck--;
+    }
+    pg->held--;
+    pg->st.evictions++;
+    if (dirty) pg->st.writebacks++;
+    pg->st.bytes_written += wrote;
+  }
+  pg->nevicting--;
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
+static void flush(struct mpisw_pager *pg, uint32_t i) {
+  struct block *bl = &pg->b[i];
+  char *src = pg->addr + (uint64_t)i * pg->block;
+  uint64_t n = pager_block_bytes(pg, i);
+  pthread_mutex_lock(&pg->mu);
+  int present = bl->state == PRESENT;
+  pthread_mutex_unlock(&pg->mu);
+  uint64_t wrote = 0;
+  int rc = present ? pager_write_block(pg, i, src, &wrote) : 0;
+  uint64_t h = present && !rc ? pager_hash_block(src, n) : 0;
+  if (rc) pager_set_error(pg, rc, "write-back");
+  pthread_mutex_lock(&pg->mu);
+  if (present && !rc) {
+    bl->hash = h;
+    bl->flags |= F_ONFILE;
+    pg->st.writebacks++;
+    pg->st.bytes_written += wrote;
+  }
+  bl->flags &= (unsigned char)~F_FLUSHING;
+  pg->flush_pending--;
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
+void *pager_worker_main(void *arg) {
+  struct worker_arg *wa = arg;
+  struct mpisw_pager *pg = wa->pg;
+  char *slot = pg->slots + (uint64_t)wa->id * pg->block;
+  char *buf = NULL;
+  if (posix_memalign((void **)&buf, ALIGN, pg->block)) buf = NULL;
+  free(wa);
+  pthread_mutex_lock(&pg->mu);
+  for (;;) {
+    while (!pg->stop && !pg->q_evict.n && !pg->q_flush.n && !pg->q_load.n)
+      pthread_cond_wait(&pg->qcv, &pg->mu);
+    if (pg->stop) break;
+    if (pg->q_evict.n) {
+      uint32_t i = ring_pop(&pg->q_evict);
+      pthread_mutex_unlock(&pg->mu);
+      evict(pg, i, slot);
+    } else if (pg->q_flush.n) {
+      uint32_t i = ring_pop(&pg->q_flush);
+      pthread_mutex_unlock(&pg->mu);
+      flush(pg, i);
+    } else {
+      uint32_t i = ring_pop(&pg->q_load);
+      struct block *bl = &pg->b[i];
+      bl->flags &= (unsigned char)~F_LOADQ;
+      /* read-ahead never waits for room: dropped when there is none */
+      if (bl->state != ABSENT || pg->held + 1 > pg->max || !buf) {
+        if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
+        continue;
+      }
+      bl->state = LOADING;
+      pg->held++;
+      pg->loading++;
+      pg->st.readaheads++;
+      pthread_mutex_unlock(&pg->mu);
+      pager_load(pg, i, buf, 0);
+    }
+    pthread_mutex_lock(&pg->mu);
+  }
+  pthread_mutex_unlock(&pg->mu);
+  free(buf);
+  return NULL;
+}

@@ -1,0 +1,127 @@
+/* The pager's fault thread: a missing page loads its block (waiting for
+ * room under the budget), and a sequential stream queues read-ahead. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/pager_internal.h"
+
+/* Loads block i into memory through buf. Caller set LOADING and counted it. */
+void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
+  struct block *bl = &pg->b[i];
+  uint64_t n = pager_block_bytes(pg, i);
+  char *dst = pg->addr + i * pg->block;
+  uint64_t h = pg->zero_hash;
+  uint64_t got = 0;
+  int rc = 0, fresh = !(bl->flags & F_ONFILE) || (bl->flags & F_OVERWRITE);
+  if (fresh) {
+    memset(buf, 0, n);
+    if (n != pg->block) h = pager_hash_block(buf, n);
+  } else {
+    if (pg->debug > 1) fprintf(stderr, "pager: read block %llu\n", (unsigned long long)i);
+    rc = pager_read_block(pg, i, buf, &got);
+    if (rc) {
+      pager_set_error(pg, rc, "read");
+      memset(buf, 0, n);
+    }
+    h = pager_hash_block(buf, n);
+  }
+  int crc = pager_uffd_copy(pg, dst, buf, n, !for_write);
+  if (crc && pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_COPY of block %llu: %s\n", (unsigned long long)i, strerror(crc));
+  if (crc && crc != ENOENT && crc != ESRCH) pager_set_error(pg, crc, "UFFDIO_COPY");
+  pthread_mutex_lock(&pg->mu);
+  bl->hash = h;
+  bl->state = PRESENT;
+  /* an overwrite hint read as zeros: the block differs from the file */
+  if (fresh && (bl->flags & F_OVERWRITE)) bl->hash = ~h;
+  bl->flags &= (unsigned char)~F_OVERWRITE;
+  if (bl->flags & F_FLUSHING) { /* a sync saw it written while loading */
+    ring_push(&pg->q_flush, (uint32_t)i);
+    pthread_cond_signal(&pg->qcv);
+  }
+  ring_push(&pg->fifo, (uint32_t)i);
+  /* a load's counters change together, so a snapshot never sees half a load */
+  pg->st.loads++;
+  pg->st.zero_loads += (uint64_t)fresh;
+  pg->st.bytes_read += got;
+  pg->loading--;
+  pager_maybe_evict_locked(pg);
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
+/* Queues read-ahead of the blocks after i (caller holds mu). */
+static void readahead_locked(struct mpisw_pager *pg, uint64_t i) {
+  for (uint64_t k = i + 1; k <= i + (uint64_t)pg->ra && k < pg->nblocks; k++) {
+    struct block *bl = &pg->b[k];
+    if (bl->state != ABSENT || (bl->flags & F_LOADQ)) continue; /* F_LOADQ: the ring has room */
+    bl->flags |= F_LOADQ;
+    ring_push(&pg->q_load, (uint32_t)k);
+    pthread_cond_signal(&pg->qcv);
+  }
+}
+
+/* One missing-page fault at byte offset off of the range. */
+static void serve_fault(struct mpisw_pager *pg, uint64_t off, int write) {
+  uint64_t i = off / pg->block;
+  struct block *bl = &pg->b[i];
+  pthread_mutex_lock(&pg->mu);
+  pg->st.faults++;
+  int seq = pg->ra > 0 && (pg->last_fault + 1 == (int64_t)i || (i > 0 && pg->b[i - 1].state != ABSENT));
+  pg->last_fault = (int)i;
+  for (;;) {
+    if (bl->state == ABSENT && pg->held < pg->max + pg->stuck) break;
+    if (bl->state == PRESENT) break;
+    if (bl->state == ABSENT) pager_maybe_evict_locked(pg);
+    if (bl->state == LOADING && seq) readahead_locked(pg, i);
+    pthread_cond_wait(&pg->cv, &pg->mu);
+  }
+  if (bl->state == PRESENT) { /* loaded meanwhile: wake the faulting thread */
+    if (seq) readahead_locked(pg, i);
+    pthread_mutex_unlock(&pg->mu);
+    struct uffdio_range r = {.start = (uintptr_t)pg->addr + (off & ~(uint64_t)4095), .len = 4096};
+    ioctl(pg->uffd, UFFDIO_WAKE, &r);
+    return;
+  }
+  bl->state = LOADING;
+  pg->held++;
+  pg->loading++;
+  if (seq) readahead_locked(pg, i);
+  pthread_mutex_unlock(&pg->mu);
+  pager_load(pg, i, pg->fault_buf, write);
+}
+
+/* Faults inside the staging slots (only holes of a moved block): zeros. */
+static void serve_slot_fault(struct mpisw_pager *pg, uint64_t addr) {
+  if (pg->debug) fprintf(stderr, "mpisw pager: fault in slot at +%llu\n", (unsigned long long)(addr - (uintptr_t)pg->slots));
+  struct uffdio_zeropage z = {.range = {.start = addr & ~(uint64_t)4095, .len = 4096}};
+  ioctl(pg->uffd, UFFDIO_ZEROPAGE, &z);
+}
+
+void *pager_fault_main(void *arg) {
+  struct mpisw_pager *pg = arg;
+  struct pollfd fds[2] = {{.fd = pg->uffd, .events = POLLIN}, {.fd = pg->wake_fd, .events = POLLIN}};
+  uint64_t slots_len = (uint64_t)pg->nworkers * pg->block;
+  for (;;) {
+    if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
+    if (fds[1].revents) break;
+    struct uffd_msg msg[16];
+    ssize_t n = read(pg->uffd, msg, sizeof msg);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      break;
+    }
+    for (ssize_t k = 0; k < n / (ssize_t)sizeof msg[0]; k++) {
+      if (msg[k].event != UFFD_EVENT_PAGEFAULT) continue;
+      uint64_t a = msg[k].arg.pagefault.address;
+      if (a >= (uintptr_t)pg->addr && a < (uintptr_t)pg->addr + pg->len)
+        serve_fault(pg, a - (uintptr_t)pg->addr,
+                    (msg[k].arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) != 0);
+      else if (a >= (uintptr_t)pg->slots && a < (uintptr_t)pg->slots + slots_len)
+        serve_slot_fault(pg, a);
+    }
+  }
+  return NULL;
+}

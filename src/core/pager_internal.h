@@ -1,0 +1,134 @@
+/* The pager's insides, shared by its files (see pager.c for the design):
+ * kernel ABI newer than Debian 12's headers, block states, the pager's
+ * state, and the functions each file offers the others. */
+#ifndef MPISW_CORE_PAGER_INTERNAL_H
+#define MPISW_CORE_PAGER_INTERNAL_H
+
+#include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+
+#include "core/pager.h"
+
+/* ---- kernel ABI newer than Debian 12's headers (Linux 6.7 / 6.8) ---- */
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE (1 << 16)
+#endif
+#ifndef UFFDIO_MOVE
+struct uffdio_move {
+  __u64 dst, src, len, mode;
+  __s64 move;
+};
+#define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
+#define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
+#endif
+#ifndef PAGEMAP_SCAN
+struct page_region {
+  __u64 start, end, categories;
+};
+struct pm_scan_arg {
+  __u64 size, flags, start, end, walk_end, vec, vec_len, max_pages;
+  __u64 category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define PM_SCAN_WP_MATCHING (1 << 0)
+#define PM_SCAN_CHECK_WPASYNC (1 << 1)
+#define PAGE_IS_WRITTEN (1 << 1)
+#define PAGE_IS_PRESENT (1 << 3)
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#endif
+
+#define ALIGN 4096u /* O_DIRECT alignment that every device here accepts */
+
+enum { ABSENT, LOADING, PRESENT, EVICTING };
+/* F_STUCK: its last eviction failed (pages pinned, or shared with a forked
+ * child); the budget stretches by one block for each such block. */
+enum { F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32 };
+
+struct block {
+  unsigned char state, flags;
+  uint64_t hash; /* of the contents when they last matched the file */
+};
+
+/* A ring of block numbers; each block is in a given ring at most once. */
+struct ring {
+  uint32_t *v;
+  uint64_t cap, head, n;
+};
+
+struct mpisw_pager {
+  char *addr;
+  uint64_t len, block, nblocks, file_off, data_end, zero_from;
+  int fd, dfd, uffd, pagemap, wake_fd, debug;
+  struct block *b;
+  uint64_t held, max, evq, headroom; /* blocks in memory, limit, queued evictions */
+  uint64_t stuck;                    /* blocks with F_STUCK */
+  uint64_t loading;                  /* blocks being loaded now */
+  int nevicting, flush_pending, ra, last_fault;
+  struct ring fifo, q_evict, q_flush, q_load;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;   /* block states, budget, flushes */
+  pthread_cond_t qcv;  /* work for the workers */
+  int stop, nworkers;
+  pthread_t fault_thread, *workers;
+  char *slots;         /* one staging block per worker, registered for UFFDIO_MOVE */
+  char *fault_buf;
+  int err;             /* first background I/O error (errno) */
+  char err_what[96];
+  uint64_t zero_hash;
+  struct mpisw_pager_stats st;
+};
+
+/* Rings of block numbers (each block in a given ring at most once). */
+static inline void ring_init(struct ring *r, uint64_t cap) {
+  r->v = calloc(cap ? cap : 1, sizeof *r->v);
+  r->cap = cap;
+  r->head = r->n = 0;
+}
+static inline void ring_push(struct ring *r, uint32_t x) {
+  r->v[(r->head + r->n++) % r->cap] = x;
+}
+static inline uint32_t ring_pop(struct ring *r) {
+  uint32_t x = r->v[r->head];
+  r->head = (r->head + 1) % r->cap;
+  r->n--;
+  return x;
+}
+
+static inline uint64_t pager_block_bytes(const struct mpisw_pager *pg, uint64_t i) {
+  uint64_t rest = pg->len - i * pg->block;
+  return rest < pg->block ? rest : pg->block;
+}
+
+struct worker_arg {
+  struct mpisw_pager *pg;
+  int id;
+};
+
+/* ---- pager_io.c: file I/O and change detection ---- */
+uint64_t pager_hash_block(const void *p, uint64_t n);
+void pager_set_error(struct mpisw_pager *pg, int err, const char *what);
+int pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
+int pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote);
+
+/* ---- pager_kernel.c: userfaultfd and pagemap ---- */
+int pager_open_uffd(struct mpisw_error *e);
+int pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode);
+int pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp);
+int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
+                       void (*each)(struct mpisw_pager *, const struct page_region *, long));
+void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n);
+
+/* ---- pager_fault.c: loads on faults, read-ahead ---- */
+void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write);
+void *pager_fault_main(void *arg);
+
+/* ---- pager_evict.c: the memory budget, evictions, write-backs ---- */
+void pager_maybe_evict_locked(struct mpisw_pager *pg);
+void *pager_worker_main(void *arg);
+
+#endif

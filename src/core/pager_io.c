@@ -1,0 +1,82 @@
+/* The pager's file I/O (O_DIRECT blocks) and change detection. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/pager_internal.h"
+
+/* Change detection, not cryptography: a Fletcher-style sum in four lanes
+ * (position-dependent, so moved or swapped words change it), fast enough to
+ * run on every block the pager loads or evicts clean. */
+uint64_t pager_hash_block(const void *p, uint64_t n) {
+  const uint64_t *w = p;
+  uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  for (uint64_t i = 0; i + 4 <= n / 8; i += 4) {
+    a0 += w[i];
+    a1 += w[i + 1];
+    a2 += w[i + 2];
+    a3 += w[i + 3];
+    b0 += a0;
+    b1 += a1;
+    b2 += a2;
+    b3 += a3;
+  }
+  uint64_t h = n ^ a0 ^ (a1 << 1) ^ (a2 << 2) ^ (a3 << 3);
+  h = (h ^ b0) * 0xff51afd7ed558ccdull;
+  h = (h ^ b1 ^ (h >> 29)) * 0xc4ceb9fe1a85ec53ull;
+  h = (h ^ b2 ^ (h >> 31)) * 0xff51afd7ed558ccdull;
+  return (h ^ b3 ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+}
+
+void pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
+  pthread_mutex_lock(&pg->mu);
+  if (!pg->err) {
+    pg->err = err;
+    snprintf(pg->err_what, sizeof pg->err_what, "%s", what);
+  }
+  pthread_mutex_unlock(&pg->mu);
+}
+
+/* Fills dst with block i from the file (zeros past EOF or in new space);
+ * *got is the number of bytes the file gave. */
+int pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
+  uint64_t n = pager_block_bytes(pg, i), off = pg->file_off + i * pg->block, done = 0;
+  while (done < n) {
+    ssize_t r = pread(pg->dfd, dst + done, n - done, (off_t)(off + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    if (r == 0) break;
+    done += (uint64_t)r;
+    if (done % ALIGN) break; /* short read at an unaligned EOF */
+  }
+  if (done < n) memset(dst + done, 0, n - done);
+  *got = done;
+  return 0;
+}
+
+static int write_all(int fd, const char *src, uint64_t n, uint64_t off) {
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t w = pwrite(fd, src + done, n - done, (off_t)(off + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? errno : EIO;
+    done += (uint64_t)w;
+  }
+  return 0;
+}
+
+/* Writes block i's file bytes below data_end: the aligned part with
+ * O_DIRECT, an unaligned tail through the page cache. *wrote: bytes written
+ * (counted by the caller, under the lock, with the write-back). */
+int pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
+  uint64_t off = pg->file_off + i * pg->block, n = pager_block_bytes(pg, i);
+  *wrote = 0;
+  if (off >= pg->data_end) return 0;
+  if (n > pg->data_end - off) n = pg->data_end - off;
+  uint64_t aligned = n & ~(uint64_t)(ALIGN - 1);
+  int rc = write_all(pg->dfd, src, aligned, off);
+  if (!rc && n > aligned) rc = write_all(pg->fd, src + aligned, n - aligned, off + aligned);
+  if (!rc) *wrote = n;
+  return rc;
+}

@@ -1,0 +1,122 @@
+/* The pager's calls into the kernel: userfaultfd (copy, move, register)
+ * and PAGEMAP_SCAN. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/pager_internal.h"
+
+int pager_open_uffd(struct mpisw_error *e) {
+  int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return mpisw_fail(e, MPISW_K_ACCESS, "userfaultfd unavailable: %s%s", strerror(errno),
+                      errno == EPERM ? " (needs CAP_SYS_PTRACE or vm.unprivileged_userfaultfd=1)" : "");
+  struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE};
+  if (ioctl(fd, UFFDIO_API, &api) != 0 ||
+      (api.features & (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE)) !=
+          (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE)) {
+    close(fd);
+    return mpisw_fail(e, MPISW_K_ACCESS,
+                      "userfaultfd lacks asynchronous write-protect or UFFDIO_MOVE "
+                      "(Linux >= 6.8 needed)");
+  }
+  return fd;
+}
+
+int mpisw_pager_probe(struct mpisw_error *e) {
+  int fd = pager_open_uffd(e);
+  if (fd < 0) return -1;
+  close(fd);
+  int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  struct pm_scan_arg a = {.size = sizeof a};
+  int ok = pm >= 0 && ioctl(pm, PAGEMAP_SCAN, &a) >= 0;
+  if (pm >= 0) close(pm);
+  if (!ok) return mpisw_fail(e, MPISW_K_ACCESS, "PAGEMAP_SCAN unavailable (Linux >= 6.7 needed)");
+  return 0;
+}
+
+int pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode) {
+  struct uffdio_register r = {.range = {.start = (uintptr_t)p, .len = n}, .mode = mode};
+  return ioctl(uffd, UFFDIO_REGISTER, &r);
+}
+
+/* wp: map write-protected (clean); without it the pages count as written,
+ * which saves a write-protect fault per page of a block loaded for a write. */
+int pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp) {
+  uint64_t done = 0;
+  while (done < n) {
+    struct uffdio_copy c = {.dst = (uintptr_t)(dst + done), .src = (uintptr_t)(src + done),
+                            .len = n - done, .mode = wp ? UFFDIO_COPY_MODE_WP : 0};
+    if (ioctl(pg->uffd, UFFDIO_COPY, &c) == 0) return 0;
+    if (c.copy > 0) done += (uint64_t)c.copy;
+    else if (errno == EEXIST) { /* a page is there already: skip it */
+      if (pg->debug) fprintf(stderr, "mpisw pager: EEXIST at %p\n", (void *)(dst + done));
+      done += 4096;
+    } else if (errno != EAGAIN) return errno;
+  }
+  return 0;
+}
+
+/* 1 if a page of [p, p+n) was written since it was last write-protected;
+ * with reprotect, write-protects those pages again. each (if any) gets the
+ * written regions a batch at a time. -1 on error. */
+int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
+                        void (*each)(struct mpisw_pager *, const struct page_region *, long)) {
+  struct page_region vec[64];
+  uint64_t start = (uintptr_t)p, end = start + n;
+  int any = 0;
+  while (start < end) {
+    struct pm_scan_arg a = {.size = sizeof a, .start = start, .end = end,
+                            .vec = (uintptr_t)vec, .vec_len = 64,
+                            .category_mask = PAGE_IS_WRITTEN | PAGE_IS_PRESENT,
+                            .return_mask = PAGE_IS_WRITTEN};
+    if (reprotect) a.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC;
+    long r = ioctl(pg->pagemap, PAGEMAP_SCAN, &a);
+    if (r < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return -1;
+    }
+    if (r > 0) {
+      any = 1;
+      if (each) each(pg, vec, r);
+      else if (!reprotect) break; /* the question was only "any?" */
+    }
+    if (a.walk_end <= start) break;
+    start = a.walk_end;
+  }
+  return any;
+}
+
+/* Moves every page present in the slot back to the same place in the block
+ * (a failed or partial UFFDIO_MOVE may have taken some of them). */
+void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n) {
+  struct page_region v[64];
+  uint64_t start = (uintptr_t)slot, end = start + n;
+  while (start < end) {
+    struct pm_scan_arg a = {.size = sizeof a, .start = start, .end = end, .vec = (uintptr_t)v,
+                            .vec_len = 64, .category_mask = PAGE_IS_PRESENT,
+                            .return_mask = PAGE_IS_PRESENT};
+    long r = ioctl(pg->pagemap, PAGEMAP_SCAN, &a);
+    if (r < 0) break;
+    for (long k = 0; k < r; k++) {
+      uint64_t off = v[k].start - (uintptr_t)slot;
+      struct uffdio_move back = {.dst = (uintptr_t)src + off, .src = v[k].start,
+                                 .len = v[k].end - v[k].start};
+      for (int t = 0; t < 1000 && ioctl(pg->uffd, UFFDIO_MOVE, &back) != 0 && errno == EAGAIN; t++) {
+        if (back.move > 0) {
+          back.dst += (uint64_t)back.move;
+          back.src += (uint64_t)back.move;
+          back.len -= (uint64_t)back.move;
+        }
+        back.move = 0;
+      }
+    }
+    if (a.walk_end <= start) break;
+    start = a.walk_end;
+  }
+  madvise(slot, pg->block, MADV_DONTNEED);
+}
