@@ -1569,7 +1569,8 @@ def main(argv=None):
                     help="smoke: tiny, checks programs and driver; quick; full (includes "
                          "outofcore); outofcore: only mstream on a storage window larger than "
                          "its memory cgroup (root needed) and fio"
-                         + "".join(f"; {n}: {h}" for n, h in own.items()))
+                         # argparse formats help with %: "90% gets" must be "90%% gets"
+                         + "".join(f"; {n}: {h}" for n, h in own.items()).replace("%", "%%"))
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "mpich"),
                     help="configured and built mpisw tree (has mpisw-build.env); "
                          "default build/mpich")
