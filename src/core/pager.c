@@ -163,9 +163,10 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
 static void mark_flush(struct mpisw_pager *pg, uint64_t from, uint64_t to) {
   for (uint64_t i = from / pg->block; i * pg->block < to && i < pg->nblocks; i++) {
     struct block *bl = &pg->b[i];
-    if (bl->flags & F_FLUSHING) continue;
-    if (bl->flags & F_EVICTQ) { /* the eviction must see it dirty */
-      bl->hash = ~bl->hash;
+    /* A flush may have written before these writes, an eviction may have
+     * looked already: either writes the block (again) when it sees the flag. */
+    if ((bl->flags & (F_FLUSHING | F_EVICTQ)) || bl->state == EVICTING) {
+      bl->flags |= F_REFLUSH;
       continue;
     }
     if (bl->state == LOADING) { /* written right after its copy: flush once loaded */
@@ -173,7 +174,7 @@ static void mark_flush(struct mpisw_pager *pg, uint64_t from, uint64_t to) {
       pg->flush_pending++;
       continue;
     }
-    if (bl->state != PRESENT) continue; /* EVICTING: the eviction writes it */
+    if (bl->state != PRESENT) continue; /* ABSENT: nothing written */
     bl->flags |= F_FLUSHING;
     pg->flush_pending++;
     ring_push(&pg->q_flush, (uint32_t)i);

@@ -26,6 +26,14 @@ void pager_maybe_evict_locked(struct mpisw_pager *pg) {
   }
 }
 
+/* Pages shared copy-on-write with a forked child cannot be moved until this
+ * process writes them. An atomic add of zero is such a write, and it cannot
+ * lose a concurrent store; then the next eviction can move them. (Pinned
+ * pages stay pinned: their blocks stay in memory.) */
+static void make_exclusive(char *src, uint64_t n) {
+  for (uint64_t o = 0; o < n; o += 4096) __atomic_fetch_add((uint64_t *)(src + o), 0, __ATOMIC_RELAXED);
+}
+
 static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   struct block *bl = &pg->b[i];
   char *src = pg->addr + (uint64_t)i * pg->block;
@@ -53,19 +61,18 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   if (!moved) { /* pinned or shared pages: keep the block */
     if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
     pager_move_back(pg, slot, src, n);
-    /* A sync may have write-protected its written pages while it was queued
-     * (and flipped its hash), counting on this eviction to write it. */
-    int changed = dirty || pager_hash_block(src, n) != bl->hash;
     pthread_mutex_lock(&pg->mu);
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
-    if (changed && !(bl->flags & F_FLUSHING)) {
-      bl->flags |= F_FLUSHING;
+    /* Written, or a sync counted on this eviction: write it in place. */
+    if (dirty || (bl->flags & F_REFLUSH)) {
+      bl->flags = (unsigned char)((bl->flags & ~F_REFLUSH) | F_FLUSHING);
       pg->flush_pending++;
       ring_push(&pg->q_flush, i);
       pthread_cond_signal(&pg->qcv);
     }
-    if (!(bl->flags & F_STUCK)) { /* faults must not wait for it */
+    int first = !(bl->flags & F_STUCK);
+    if (first) { /* faults must not wait for it */
       bl->flags |= F_STUCK;
       pg->stuck++;
     }
@@ -73,9 +80,14 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     pg->st.move_failures++;
     pthread_cond_broadcast(&pg->cv);
     pthread_mutex_unlock(&pg->mu);
+    if (first) make_exclusive(src, n);
     return;
   }
-  if (!dirty) dirty = pager_hash_block(slot, n) != bl->hash;
+  pthread_mutex_lock(&pg->mu); /* out of the window now: no write can follow */
+  int refl = (bl->flags & F_REFLUSH) != 0;
+  bl->flags &= (unsigned char)~F_REFLUSH;
+  pthread_mutex_unlock(&pg->mu);
+  if (!dirty) dirty = refl || pager_hash_block(slot, n) != bl->hash;
   uint64_t wrote = 0;
   int rc = dirty ? pager_write_block(pg, i, slot, &wrote) : 0;
   if (rc) { /* keep the data: back into the window, dirty again */
@@ -104,16 +116,25 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   pthread_mutex_unlock(&pg->mu);
 }
 
+/* Writes block i in place. Its pages are write-protected first and hashed
+ * before the write, so a write landing meanwhile is seen as written (and its
+ * block as changed) afterwards; one a sync found during the flush (flag
+ * F_REFLUSH) makes it flush again before the sync can return. */
 static void flush(struct mpisw_pager *pg, uint32_t i) {
   struct block *bl = &pg->b[i];
   char *src = pg->addr + (uint64_t)i * pg->block;
   uint64_t n = pager_block_bytes(pg, i);
   pthread_mutex_lock(&pg->mu);
   int present = bl->state == PRESENT;
+  bl->flags &= (unsigned char)~F_REFLUSH;
   pthread_mutex_unlock(&pg->mu);
-  uint64_t wrote = 0;
-  int rc = present ? pager_write_block(pg, i, src, &wrote) : 0;
-  uint64_t h = present && !rc ? pager_hash_block(src, n) : 0;
+  uint64_t wrote = 0, h = 0;
+  int rc = 0;
+  if (present) {
+    pager_scan_written(pg, src, n, 1, NULL);
+    h = pager_hash_block(src, n);
+    rc = pager_write_block(pg, i, src, &wrote);
+  }
   if (rc) pager_set_error(pg, rc, "write-back");
   pthread_mutex_lock(&pg->mu);
   if (present && !rc) {
@@ -122,8 +143,13 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
     pg->st.writebacks++;
     pg->st.bytes_written += wrote;
   }
-  bl->flags &= (unsigned char)~F_FLUSHING;
-  pg->flush_pending--;
+  if (present && (bl->flags & F_REFLUSH)) { /* again, still pending */
+    ring_push(&pg->q_flush, i);
+    pthread_cond_signal(&pg->qcv);
+  } else {
+    bl->flags &= (unsigned char)~F_FLUSHING;
+    pg->flush_pending--;
+  }
   pthread_cond_broadcast(&pg->cv);
   pthread_mutex_unlock(&pg->mu);
 }
@@ -153,7 +179,7 @@ void *pager_worker_main(void *arg) {
       struct block *bl = &pg->b[i];
       bl->flags &= (unsigned char)~F_LOADQ;
       /* read-ahead never waits for room: dropped when there is none */
-      if (bl->state != ABSENT || pg->held + 1 > pg->max || !buf) {
+      if (bl->state != ABSENT || pg->held + 1 > pg->max + pg->stuck || !buf) {
         if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
         continue;
       }

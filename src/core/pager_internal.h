@@ -46,8 +46,13 @@ struct pm_scan_arg {
 
 enum { ABSENT, LOADING, PRESENT, EVICTING };
 /* F_STUCK: its last eviction failed (pages pinned, or shared with a forked
- * child); the budget stretches by one block for each such block. */
-enum { F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32 };
+ * child); the budget stretches by one block for each such block.
+ * F_REFLUSH: a sync write-protected pages of it while a flush or an eviction
+ * was under way or queued, which must then write it (again). */
+enum {
+  F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32,
+  F_REFLUSH = 64
+};
 
 struct block {
   unsigned char state, flags;

@@ -136,12 +136,13 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   w->seg_size = calloc((size_t)nranks, sizeof(MPI_Aint));
   w->seg_disp = calloc((size_t)nranks, sizeof(MPI_Aint));
   MPI_Aint *pairs = calloc(2 * (size_t)nranks, sizeof(MPI_Aint));
+  int one_node = mpisw_one_node(comm); /* collective: every rank, before any test */
   failed = 0;
   if (!w->seg_off || !w->seg_size || !w->seg_disp || !pairs)
     failed = mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the segment table") != 0;
   else if (size < 0)
     failed = mpisw_fail(&e, MPISW_K_USAGE, "size %lld is negative", (long long)size) != 0;
-  else if (!mpisw_one_node(comm))
+  else if (!one_node)
     failed = mpisw_fail(&e, MPISW_K_USAGE,
                         "the communicator spans more than one node; shared windows on "
                         "storage need one node (split it with MPI_COMM_TYPE_SHARED)") != 0;
