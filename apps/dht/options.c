@@ -1,6 +1,7 @@
 /* Command line of the DHT. Ranks come from mpiexec -n. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,15 @@ static const char usage[] =
     "exit codes: 0 ok, 1 verify failed, 2 bad option, 3 over the memory budget,\n"
     "            4 allocation or MPI error, 5 an overflow heap is full\n";
 
-static int bad(int rank, const char *fmt, const char *a, const char *b) {
+/* Rank 0 says what is wrong (printf-style) and shows the usage. */
+__attribute__((format(printf, 2, 3))) static int bad(int rank, const char *fmt, ...) {
   if (rank == 0) {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "dht: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n%s", usage);
+    va_end(ap);
   }
   return DHT_BAD_OPTION;
 }
@@ -81,36 +86,36 @@ int dht_parse_options(int argc, char **argv, int rank, struct dht_options *o) {
     switch (c) {
       case 'e':
         if (parse_count(optarg, &o->elements))
-          return bad(rank, "--elements: '%s' is not a positive count%s", optarg, "");
+          return bad(rank, "--elements: '%s' is not a positive count", optarg);
         break;
       case 'H':
         if (parse_double(optarg, 0, 1e6, &o->heap_factor))
-          return bad(rank, "--heap-factor: '%s' is not a number >= 0%s", optarg, "");
+          return bad(rank, "--heap-factor: '%s' is not a number >= 0", optarg);
         break;
       case 'f':
         if (parse_double(optarg, 1e-9, 1, &o->fill))
-          return bad(rank, "--fill: '%s' is not a number in (0,1]%s", optarg, "");
+          return bad(rank, "--fill: '%s' is not a number in (0,1]", optarg);
         break;
       case 'k':
         if (!strcmp(optarg, "memory")) o->kind = DHT_MEMORY;
         else if (!strcmp(optarg, "storage")) o->kind = DHT_STORAGE;
         else if (!strcmp(optarg, "combined")) o->kind = DHT_COMBINED;
         else if (!strcmp(optarg, "auto")) o->kind = DHT_AUTO;
-        else return bad(rank, "--kind: '%s' is not memory, storage, combined or auto%s", optarg, "");
+        else return bad(rank, "--kind: '%s' is not memory, storage, combined or auto", optarg);
         break;
       case 'F':
         if (parse_double(optarg, 0, 1, &o->factor))
-          return bad(rank, "--factor: '%s' is not a number in [0,1]%s", optarg, "");
+          return bad(rank, "--factor: '%s' is not a number in [0,1]", optarg);
         factor_given = 1;
         break;
       case 'o':
         if (strcmp(optarg, "memory_first") && strcmp(optarg, "storage_first"))
-          return bad(rank, "--order: '%s' is not memory_first or storage_first%s", optarg, "");
+          return bad(rank, "--order: '%s' is not memory_first or storage_first", optarg);
         o->order = optarg;
         order_given = 1;
         break;
       case 'p':
-        if (!*optarg) return bad(rank, "--path: empty%s%s", "", "");
+        if (!*optarg) return bad(rank, "--path: empty");
         o->path = optarg;
         break;
       case 'a': o->access = optarg; break;
@@ -118,28 +123,28 @@ int dht_parse_options(int argc, char **argv, int rank, struct dht_options *o) {
         if (!strcmp(optarg, "full")) o->verify = DHT_VERIFY_FULL;
         else if (!strcmp(optarg, "local")) o->verify = DHT_VERIFY_LOCAL;
         else if (!strcmp(optarg, "none")) o->verify = DHT_VERIFY_NONE;
-        else return bad(rank, "--verify: '%s' is not full, local or none%s", optarg, "");
+        else return bad(rank, "--verify: '%s' is not full, local or none", optarg);
         break;
       case 'q': o->quiet = 1; break;
       case 'm': { /* applied before MPI_Init (main.c); here only checked */
         uint64_t b;
         if (parse_count(optarg, &b))
-          return bad(rank, "--memory-limit: '%s' is not a positive byte count%s", optarg, "");
+          return bad(rank, "--memory-limit: '%s' is not a positive byte count", optarg);
         break;
       }
       case 'h':
         if (rank == 0) fputs(usage, stdout);
         return -1;
       default:
-        return bad(rank, "unknown or incomplete option '%s'%s", argv[optind - 1], "");
+        return bad(rank, "unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
-  if (optind < argc) return bad(rank, "unexpected argument '%s'%s", argv[optind], "");
+  if (optind < argc) return bad(rank, "unexpected argument '%s'", argv[optind]);
   if ((factor_given || order_given) && o->kind != DHT_COMBINED)
-    return bad(rank, "--factor and --order need --kind combined%s%s", "", "");
+    return bad(rank, "--factor and --order need --kind combined");
   if ((uint64_t)(o->fill * (double)o->elements) == 0)
-    return bad(rank, "--fill x --elements is less than one key per rank%s%s", "", "");
+    return bad(rank, "--fill x --elements is less than one key per rank");
   if ((double)o->elements * (1 + o->heap_factor) * sizeof(struct dht_entry) > 9e18)
-    return bad(rank, "--elements x --heap-factor is too large%s%s", "", "");
+    return bad(rank, "--elements x --heap-factor is too large");
   return 0;
 }

@@ -27,7 +27,6 @@ static void fail(const struct dht *t, const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "dht: verify: rank %d: %s\n", t->rank, msg); /* one write: no interleaving */
 }
-#define FAIL fail
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -35,16 +34,16 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 static int key_ok(const struct dht *t, uint64_t key, uint64_t slot) {
-  if (key == 0) return FAIL(t, "heap element with no key in the chain of slot %llu",
+  if (key == 0) return fail(t, "heap element with no key in the chain of slot %llu",
                             (unsigned long long)slot), 0;
   struct dht_place at = dht_place_of(key, t->nranks, t->elements);
   if (at.owner != t->rank || at.slot != slot)
-    return FAIL(t, "key %016llx is in slot %llu, its place is rank %d slot %llu",
+    return fail(t, "key %016llx is in slot %llu, its place is rank %d slot %llu",
                 (unsigned long long)key, (unsigned long long)slot, at.owner,
                 (unsigned long long)at.slot), 0;
   uint64_t n = dht_unmix(key);
   if (n == 0 || (n - 1) / t->inserts_per_rank >= (uint64_t)t->nranks)
-    return FAIL(t, "key %016llx in slot %llu was never inserted", (unsigned long long)key,
+    return fail(t, "key %016llx in slot %llu was never inserted", (unsigned long long)key,
                 (unsigned long long)slot), 0;
   return 1;
 }
@@ -58,7 +57,7 @@ static int64_t check_local(const struct dht *t, uint64_t *heap_used_out) {
   unsigned char *seen = calloc(used + 1, 1);
   uint64_t *keys = malloc((t->elements + used + 1) * sizeof *keys);
   if (!seen || !keys) {
-    FAIL(t, "out of memory for the check");
+    fail(t, "out of memory for the check");
     free(seen), free(keys);
     return -1;
   }
@@ -66,16 +65,16 @@ static int64_t check_local(const struct dht *t, uint64_t *heap_used_out) {
   int bad = 0;
   for (uint64_t s = 0; s < t->elements && !bad; s++) {
     if (vol[s].key == 0) {
-      if (vol[s].next != 0) bad = 1, FAIL(t, "empty slot %llu has a chain", (unsigned long long)s);
+      if (vol[s].next != 0) bad = 1, fail(t, "empty slot %llu has a chain", (unsigned long long)s);
       continue;
     }
     if (!key_ok(t, vol[s].key, s)) { bad = 1; break; }
     keys[n++] = vol[s].key;
     for (uint64_t v = vol[s].next; v != 0 && !bad; v = heap[v].next) {
-      if (v > used) { bad = 1, FAIL(t, "slot %llu links heap element %llu of %llu taken",
+      if (v > used) { bad = 1, fail(t, "slot %llu links heap element %llu of %llu taken",
                                     (unsigned long long)s, (unsigned long long)v,
                                     (unsigned long long)used); break; }
-      if (seen[v]) { bad = 1, FAIL(t, "heap element %llu is linked twice (or a cycle)",
+      if (seen[v]) { bad = 1, fail(t, "heap element %llu is linked twice (or a cycle)",
                                    (unsigned long long)v); break; }
       seen[v] = 1;
       linked++;
@@ -84,13 +83,13 @@ static int64_t check_local(const struct dht *t, uint64_t *heap_used_out) {
     }
   }
   if (!bad && linked != used)
-    bad = 1, FAIL(t, "%llu heap elements taken, %llu linked", (unsigned long long)used,
+    bad = 1, fail(t, "%llu heap elements taken, %llu linked", (unsigned long long)used,
                   (unsigned long long)linked);
   if (!bad) {
     qsort(keys, n, sizeof *keys, cmp_u64);
     for (uint64_t i = 1; i < n; i++)
       if (keys[i] == keys[i - 1]) {
-        bad = 1, FAIL(t, "key %016llx is in the table twice", (unsigned long long)keys[i]);
+        bad = 1, fail(t, "key %016llx is in the table twice", (unsigned long long)keys[i]);
         break;
       }
   }
@@ -118,7 +117,7 @@ static uint64_t lookup_own(struct dht *t) {
     }
     if (found != 1) {
       wrong++;
-      FAIL(t, "key %llu (%016llx) found %llu times by lookup", (unsigned long long)i,
+      fail(t, "key %llu (%016llx) found %llu times by lookup", (unsigned long long)i,
            (unsigned long long)key, (unsigned long long)found);
     }
   }
