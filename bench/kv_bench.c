@@ -33,6 +33,7 @@
 
 #include <mpi.h>
 
+#include "bench_mpi.h"
 #include "bench_util.h"
 #include "mpisw_kv.h"
 
@@ -65,15 +66,6 @@ static double pct(double *v, size_t n, double p) {
   if (!n) return -1;
   size_t i = (size_t)(p * (double)(n - 1) + 0.5);
   return v[i];
-}
-
-static void die(const char *what, int rc) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (rc > 0) MPI_Error_string(rc, s, &len);
-  else snprintf(s, sizeof s, "code %d", rc);
-  fprintf(stderr, "kv_bench: %s: %s\n", what, s);
-  MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 static void usage(void) {
@@ -157,7 +149,7 @@ int main(int argc, char **argv) {
   mpisw_kv *kv;
   int rc = mpisw_kv_open(file, info, MPI_COMM_SELF, &kv);
   MPI_Info_free(&info);
-  if (rc != MPI_SUCCESS) die("open", rc);
+  if (rc != MPI_SUCCESS) bench_die_mpi("open", rc);
 
   /* Zipf over ranks; rank r is key perm[r]. */
   double *cdf = malloc(n * sizeof *cdf);
@@ -181,9 +173,9 @@ int main(int argc, char **argv) {
   double t0 = now();
   for (uint64_t id = 0; id < n; id++) {
     fill(v, o.value, id, 0);
-    if ((rc = mpisw_kv_put(kv, &id, 8, v, o.value)) != MPI_SUCCESS) die("load put", rc);
+    if ((rc = mpisw_kv_put(kv, &id, 8, v, o.value)) != MPI_SUCCESS) bench_die_mpi("load put", rc);
   }
-  if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) die("load sync", rc);
+  if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) bench_die_mpi("load sync", rc);
   double load_s = now() - t0;
 
   size_t total = o.warmup + o.ops, n_get = 0, n_put = 0, errors = 0;
@@ -230,7 +222,7 @@ int main(int argc, char **argv) {
         if (sh.get_hits != hits_seen) lh[n_hit++] = (b - a) * 1e6;
         hits_seen = sh.get_hits;
       }
-      if (rc != MPI_SUCCESS) die("get", rc);
+      if (rc != MPI_SUCCESS) bench_die_mpi("get", rc);
       uint64_t gid, gver;
       memcpy(&gid, g, 8);
       memcpy(&gver, g + 8, 8);
@@ -241,17 +233,17 @@ int main(int argc, char **argv) {
       a = now();
       rc = mpisw_kv_put(kv, &id, 8, v, o.value);
       double b = now();
-      if (rc != MPI_SUCCESS) die("put", rc);
+      if (rc != MPI_SUCCESS) bench_die_mpi("put", rc);
       if (k >= o.warmup) lp[n_put++] = (b - a) * 1e6;
     }
   }
   ops_s = now() - m0 - think_s;
   double s_a = now();
-  if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) die("sync", rc);
+  if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) bench_die_mpi("sync", rc);
   double sync_s = now() - s_a;
   struct io_sample p1 = read_proc_io(), d1 = read_dev_io(devp);
   mpisw_kv_stats(kv, &s1);
-  if ((rc = mpisw_kv_close(&kv)) != MPI_SUCCESS) die("close", rc);
+  if ((rc = mpisw_kv_close(&kv)) != MPI_SUCCESS) bench_die_mpi("close", rc);
   unlink(file);
 
   qsort(lg, n_get, sizeof *lg, bench_cmp_double);

@@ -39,6 +39,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "bench_mpi.h"
 #include "bench_util.h"
 
 #include "mpisw.h"
@@ -87,34 +88,6 @@ struct run {
 #define MAX_OPS (1 << 24) /* operations per iteration: size / segment */
 
 static int rank, nranks;
-
-/* ------------------------------------------------------------------------
- * Errors
- * ---------------------------------------------------------------------- */
-
-/* Every MPI call goes through here: MPI_ERRORS_RETURN gives us the code, and
- * MPI_Abort makes sure no other rank is left waiting in a collective. */
-static void mpi_check(int rc, const char *what)
-{
-  if (rc == MPI_SUCCESS)
-    return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-    snprintf(msg, sizeof msg, "MPI error code %d", rc);
-  /* what is the call's text: name the function, not its arguments */
-  fprintf(stderr, "mstream: rank %d: %.*s: %s\n", rank, (int)strcspn(what, "("), what, msg);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
-#define MPI_CHECK(call) mpi_check((call), #call)
-
-static void die(const char *what)
-{
-  fprintf(stderr, "mstream: rank %d: %s: %s\n", rank, what, strerror(errno));
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
 
 /* ------------------------------------------------------------------------
  * Command line
@@ -646,7 +619,7 @@ int main(int argc, char **argv)
   r.src = malloc(o.segment);
   r.dst = malloc(o.segment);
   if (!r.slot || !r.src || !r.dst)
-    die("malloc");
+    bench_die("malloc: %s", strerror(errno));
   /* Touch the local buffers now, so no first-touch cost lands in the cold
    * iteration's (or any) measurement. */
   memset(r.src, 0xA5, o.segment);

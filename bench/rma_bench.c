@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_mpi.h"
 #include "bench_util.h"
 
 #include "mpisw.h"
@@ -77,28 +78,6 @@ struct bench {
 };
 
 static int rank;
-
-/* Every MPI call goes through this: print the error string, abort with 1. */
-#define CHECK(call) check_mpi((call), #call)
-static void check_mpi(int rc, const char *call)
-{
-  if (rc == MPI_SUCCESS)
-    return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  fprintf(stderr, "rma_bench: rank %d: %.*s: %s\n", rank, (int)strcspn(call, "("), call,
-          msg);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
-
-static void die(const char *msg)
-{
-  fprintf(stderr, "rma_bench: rank %d: %s\n", rank, msg);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -204,7 +183,7 @@ static void *alloc_buffer(size_t bytes)
 {
   void *p = NULL;
   if (posix_memalign(&p, 4096, bytes) != 0)
-    die("out of memory for the origin buffers");
+    bench_die("out of memory for the origin buffers");
   memset(p, 0, bytes); /* fault the pages in before anything is timed */
   return p;
 }
@@ -221,10 +200,8 @@ static void confirm_placement(MPI_Win win, enum kind_id kind)
   int flag = bench_win_info(win, MPISW_HINT_ALLOC_TYPE, value, sizeof value);
   const char *placed = flag ? value : "memory"; /* no key: a window mpisw let through */
   if (strcmp(placed, kind_names[kind]) != 0) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "asked for a %s window, got %s (is libmpisw active? MPISW_HINTS?)",
-             kind_names[kind], placed);
-    die(msg);
+    bench_die("asked for a %s window, got %s (is libmpisw active? MPISW_HINTS?)",
+              kind_names[kind], placed);
   }
 }
 
@@ -232,15 +209,15 @@ static MPI_Info storage_hints(const char *dir)
 {
   char filename[PATH_MAX];
   if (snprintf(filename, sizeof filename, "%s/rma-%%r.win", dir) >= (int)sizeof filename)
-    die("--path is too long");
+    bench_die("--path is too long");
   MPI_Info info;
-  CHECK(MPI_Info_create(&info));
-  CHECK(MPI_Info_set(info, MPISW_HINT_ALLOC_TYPE, "storage"));
-  CHECK(MPI_Info_set(info, MPISW_HINT_FILENAME, filename));
-  CHECK(MPI_Info_set(info, MPISW_HINT_UNLINK, "true"));
+  MPI_CHECK(MPI_Info_create(&info));
+  MPI_CHECK(MPI_Info_set(info, MPISW_HINT_ALLOC_TYPE, "storage"));
+  MPI_CHECK(MPI_Info_set(info, MPISW_HINT_FILENAME, filename));
+  MPI_CHECK(MPI_Info_set(info, MPISW_HINT_UNLINK, "true"));
   /* The default, pinned: a factor in MPISW_HINTS must not move part of the
    * window back to memory. */
-  CHECK(MPI_Info_set(info, MPISW_HINT_FACTOR, "1"));
+  MPI_CHECK(MPI_Info_set(info, MPISW_HINT_FACTOR, "1"));
   return info;
 }
 
@@ -253,14 +230,14 @@ static void open_window(struct bench *b, enum kind_id kind, const struct options
   MPI_Info info = kind == KIND_STORAGE ? storage_hints(o->path) : MPI_INFO_NULL;
   b->kind = kind;
   b->win_bytes = msg + WIN_SLACK;
-  CHECK(MPI_Win_allocate((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD, &b->base, &b->win));
+  MPI_CHECK(MPI_Win_allocate((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD, &b->base, &b->win));
   if (info != MPI_INFO_NULL)
-    CHECK(MPI_Info_free(&info));
-  CHECK(MPI_Win_set_errhandler(b->win, MPI_ERRORS_RETURN));
+    MPI_CHECK(MPI_Info_free(&info));
+  MPI_CHECK(MPI_Win_set_errhandler(b->win, MPI_ERRORS_RETURN));
   confirm_placement(b->win, kind);
 }
 
-static void close_window(struct bench *b) { CHECK(MPI_Win_free(&b->win)); }
+static void close_window(struct bench *b) { MPI_CHECK(MPI_Win_free(&b->win)); }
 
 /* ---- the measurement --------------------------------------------------- */
 
@@ -271,23 +248,23 @@ static void issue(enum op_id op, const struct bench *b, size_t bytes)
   int n = (int)(bytes / sizeof(int));
   switch (op) {
   case OP_PUT:
-    CHECK(MPI_Put(b->pattern, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
+    MPI_CHECK(MPI_Put(b->pattern, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
     break;
   case OP_GET:
-    CHECK(MPI_Get(b->result, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
+    MPI_CHECK(MPI_Get(b->result, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
     break;
   case OP_ACC:
-    CHECK(MPI_Accumulate(b->ones, n, MPI_INT, TARGET, 0, n, MPI_INT, MPI_SUM, b->win));
+    MPI_CHECK(MPI_Accumulate(b->ones, n, MPI_INT, TARGET, 0, n, MPI_INT, MPI_SUM, b->win));
     break;
   case OP_GACC:
-    CHECK(MPI_Get_accumulate(b->ones, n, MPI_INT, b->result, n, MPI_INT, TARGET, 0, n,
-                             MPI_INT, MPI_SUM, b->win));
+    MPI_CHECK(MPI_Get_accumulate(b->ones, n, MPI_INT, b->result, n, MPI_INT, TARGET, 0, n,
+                                 MPI_INT, MPI_SUM, b->win));
     break;
   case OP_FOP:
-    CHECK(MPI_Fetch_and_op(&one, b->result, MPI_INT64_T, TARGET, 0, MPI_SUM, b->win));
+    MPI_CHECK(MPI_Fetch_and_op(&one, b->result, MPI_INT64_T, TARGET, 0, MPI_SUM, b->win));
     break;
   case OP_CAS:
-    CHECK(MPI_Compare_and_swap(&one, &compare, b->result, MPI_INT64_T, TARGET, 0, b->win));
+    MPI_CHECK(MPI_Compare_and_swap(&one, &compare, b->result, MPI_INT64_T, TARGET, 0, b->win));
     break;
   default:
     break;
@@ -312,9 +289,9 @@ static double time_epochs(enum op_id op, const struct bench *b, size_t bytes, lo
   for (long i = 0; i < warmup + iters; i++) {
     if (i == warmup)
       t0 = MPI_Wtime();
-    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, TARGET, 0, b->win));
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, TARGET, 0, b->win));
     issue(op, b, bytes);
-    CHECK(MPI_Win_unlock(TARGET, b->win));
+    MPI_CHECK(MPI_Win_unlock(TARGET, b->win));
   }
   return MPI_Wtime() - t0;
 }
@@ -325,7 +302,7 @@ static void measure(enum op_id op, const struct bench *b, size_t bytes, const st
   double secs = 0;
   if (rank == ORIGIN)
     secs = time_epochs(op, b, bytes, iters / 10, iters);
-  CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* the target waits here, passive */
+  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* the target waits here, passive */
   if (rank != ORIGIN)
     return;
   double usec = secs / (double)iters * 1e6;
@@ -343,11 +320,11 @@ static void measure(enum op_id op, const struct bench *b, size_t bytes, const st
 static void clear_target(const struct bench *b)
 {
   if (rank == TARGET) {
-    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, TARGET, 0, b->win));
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, TARGET, 0, b->win));
     memset(b->base, 0, b->win_bytes);
-    CHECK(MPI_Win_unlock(TARGET, b->win));
+    MPI_CHECK(MPI_Win_unlock(TARGET, b->win));
   }
-  CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 /* Rank 1: the last (largest) put left the pattern in [0, last) and zeros after. */
@@ -356,17 +333,15 @@ static void check_target(const struct bench *b, size_t last)
   if (rank != TARGET)
     return;
   size_t i;
-  CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, TARGET, 0, b->win));
+  MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, TARGET, 0, b->win));
   for (i = 0; i < b->win_bytes; i++)
     if (b->base[i] != (i < last ? pattern_byte(i) : 0))
       break;
   unsigned got = i < b->win_bytes ? b->base[i] : 0;
-  CHECK(MPI_Win_unlock(TARGET, b->win));
+  MPI_CHECK(MPI_Win_unlock(TARGET, b->win));
   if (i < b->win_bytes) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "put check failed (%s window): byte %zu is %u, expected %u",
-             kind_names[b->kind], i, got, i < last ? pattern_byte(i) : 0);
-    die(msg);
+    bench_die("put check failed (%s window): byte %zu is %u, expected %u",
+              kind_names[b->kind], i, got, i < last ? pattern_byte(i) : 0);
   }
   fprintf(stderr, "rma_bench: %s put check ok (%zu bytes)\n", kind_names[b->kind], last);
 }
@@ -405,10 +380,10 @@ int main(int argc, char **argv)
 {
   int nranks;
   MPI_Init(&argc, &argv); /* a failure here aborts: no handler is set yet */
-  CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
-  CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+  MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
 
   struct options o;
   int status = parse_options(argc, argv, &o);
@@ -438,6 +413,6 @@ int main(int argc, char **argv)
   free(b.pattern);
   free(b.ones);
   free(b.result);
-  CHECK(MPI_Finalize());
+  MPI_CHECK(MPI_Finalize());
   return 0;
 }

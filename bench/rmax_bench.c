@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_mpi.h"
 #include "bench_util.h"
 #include "mpisw.h"
 
@@ -42,19 +43,6 @@ static int rank, nranks;
 static long opt_iters = 200;
 static size_t opt_max = (size_t)1 << 20;
 static int opt_threads = 8;
-
-static void die(const char *what, int rc) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, s, &len);
-  fprintf(stderr, "rmax_bench: rank %d: %s: %s\n", rank, what, s);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define CK(call)                             \
-  do {                                       \
-    int rc_ = (call);                        \
-    if (rc_ != MPI_SUCCESS) die(#call, rc_); \
-  } while (0)
 
 static const size_t sizes[] = {1, 8, 64, 512, 4096, 32768, 65536, 262144, 1048576};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
@@ -87,18 +75,19 @@ struct target_mem {
 static void setup(const char *kind, size_t bytes, struct target_mem *t) {
   memset(t, 0, sizeof *t);
   if (!strcmp(kind, "allocated")) {
-    CK(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &t->mem, &t->parent));
+    MPI_CHECK(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &t->mem,
+                               &t->parent));
     t->via = t->parent;
     return;
   }
-  CK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t->parent));
+  MPI_CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t->parent));
   t->via = t->parent;
   if (!strcmp(kind, "dynamic")) {
     if (rank == TARGET) {
       t->mem = malloc(bytes);
-      if (!t->mem) die("malloc", MPI_ERR_NO_MEM);
+      if (!t->mem) bench_die("malloc of %zu bytes: %s", bytes, strerror(errno));
       memset(t->mem, 0, bytes);
-      CK(MPI_Win_attach(t->parent, t->mem, (MPI_Aint)bytes));
+      MPI_CHECK(MPI_Win_attach(t->parent, t->mem, (MPI_Aint)bytes));
       MPI_Get_address(t->mem, &t->disp0);
     }
     MPI_Bcast(&t->disp0, 1, MPI_AINT, TARGET, MPI_COMM_WORLD);
@@ -107,36 +96,36 @@ static void setup(const char *kind, size_t bytes, struct target_mem *t) {
   /* memhandle: MPI_Alloc_mem memory (the arena when enabled) */
   if (rank == TARGET) {
     int hs;
-    CK(MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &t->mem));
+    MPI_CHECK(MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &t->mem));
     memset(t->mem, 0, bytes);
-    CK(MPIX_Memhandle_create(t->mem, (MPI_Aint)bytes, t->parent, t->handle, &hs));
+    MPI_CHECK(MPIX_Memhandle_create(t->mem, (MPI_Aint)bytes, t->parent, t->handle, &hs));
   }
   MPI_Bcast(t->handle, sizeof t->handle, MPI_BYTE, TARGET, MPI_COMM_WORLD);
   if (rank == ORIGIN)
-    CK(MPIX_Win_from_memhandle(t->handle, (MPI_Aint)bytes, 1, MPI_INFO_NULL, TARGET, t->parent,
-                               &t->via));
+    MPI_CHECK(MPIX_Win_from_memhandle(t->handle, (MPI_Aint)bytes, 1, MPI_INFO_NULL, TARGET,
+                                      t->parent, &t->via));
 }
 
 static void teardown(const char *kind, struct target_mem *t) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (!strcmp(kind, "memhandle")) {
-    if (rank == ORIGIN) CK(MPI_Win_free(&t->via));
+    if (rank == ORIGIN) MPI_CHECK(MPI_Win_free(&t->via));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == TARGET) {
-      CK(MPIX_Memhandle_release(t->handle, t->parent));
-      CK(MPI_Free_mem(t->mem));
+      MPI_CHECK(MPIX_Memhandle_release(t->handle, t->parent));
+      MPI_CHECK(MPI_Free_mem(t->mem));
     }
   } else if (!strcmp(kind, "dynamic") && rank == TARGET) {
-    CK(MPI_Win_detach(t->parent, t->mem));
+    MPI_CHECK(MPI_Win_detach(t->parent, t->mem));
     free(t->mem);
   }
-  CK(MPI_Win_free(&t->parent));
+  MPI_CHECK(MPI_Win_free(&t->parent));
 }
 
 static void one_op(int put, void *buf, size_t b, struct target_mem *t) {
-  if (put) CK(MPI_Put(buf, (int)b, MPI_BYTE, TARGET, t->disp0, (int)b, MPI_BYTE, t->via));
-  else CK(MPI_Get(buf, (int)b, MPI_BYTE, TARGET, t->disp0, (int)b, MPI_BYTE, t->via));
-  CK(MPI_Win_flush(TARGET, t->via));
+  if (put) MPI_CHECK(MPI_Put(buf, (int)b, MPI_BYTE, TARGET, t->disp0, (int)b, MPI_BYTE, t->via));
+  else MPI_CHECK(MPI_Get(buf, (int)b, MPI_BYTE, TARGET, t->disp0, (int)b, MPI_BYTE, t->via));
+  MPI_CHECK(MPI_Win_flush(TARGET, t->via));
 }
 
 /* usec: the median of single operations when timed one by one (robust to
@@ -154,7 +143,7 @@ static void emit_latency(const char *op, const char *kind, int create, size_t b,
 static void latency_steady(const char *kind, char *buf) {
   struct target_mem t;
   setup(kind, opt_max, &t);
-  if (rank == ORIGIN) CK(MPI_Win_lock_all(0, t.parent));
+  if (rank == ORIGIN) MPI_CHECK(MPI_Win_lock_all(0, t.parent));
   for (int put = 1; put >= 0; put--)
     for (size_t s = 0; s < NSIZES && sizes[s] <= opt_max; s++) {
       size_t b = sizes[s];
@@ -165,7 +154,7 @@ static void latency_steady(const char *kind, char *buf) {
         long batch = b <= 4096 ? 16 : 1, nb = (it + batch - 1) / batch;
         it = nb * batch;
         double *one = malloc((size_t)nb * sizeof *one);
-        if (!one) die("malloc", MPI_ERR_NO_MEM);
+        if (!one) bench_die("malloc of %zu bytes: %s", (size_t)nb * sizeof *one, strerror(errno));
         for (int w = 0; w < 5; w++) one_op(put, buf, b, &t);
         double t0 = MPI_Wtime();
         for (long i = 0; i < nb; i++) {
@@ -181,7 +170,7 @@ static void latency_steady(const char *kind, char *buf) {
       MPI_Barrier(MPI_COMM_WORLD);
       emit_latency(put ? "put" : "get", kind, 0, b, it, sec, med);
     }
-  if (rank == ORIGIN) CK(MPI_Win_unlock_all(t.parent));
+  if (rank == ORIGIN) MPI_CHECK(MPI_Win_unlock_all(t.parent));
   teardown(kind, &t);
 }
 
@@ -199,14 +188,14 @@ static void latency_create(const char *kind, char *buf) {
           struct target_mem t;
           setup(kind, b, &t);
           if (rank == ORIGIN) {
-            CK(MPI_Win_lock(MPI_LOCK_SHARED, TARGET, 0, t.parent));
+            MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, TARGET, 0, t.parent));
             one_op(put, buf, b, &t);
-            CK(MPI_Win_unlock(TARGET, t.parent));
+            MPI_CHECK(MPI_Win_unlock(TARGET, t.parent));
           }
           if (!strcmp(kind, "dynamic")) {
             teardown(kind, &t);
           } else {
-            CK(MPI_Win_free(&t.parent));
+            MPI_CHECK(MPI_Win_free(&t.parent));
           }
         }
         sec = MPI_Wtime() - t0;
@@ -214,19 +203,19 @@ static void latency_create(const char *kind, char *buf) {
         struct target_mem t;
         setup(kind, b, &t);
         if (rank == ORIGIN) {
-          CK(MPI_Win_free(&t.via));
-          CK(MPI_Win_lock_all(0, t.parent));
+          MPI_CHECK(MPI_Win_free(&t.via));
+          MPI_CHECK(MPI_Win_lock_all(0, t.parent));
           t0 = MPI_Wtime();
           for (long i = 0; i < it; i++) {
-            CK(MPIX_Win_from_memhandle(t.handle, (MPI_Aint)b, 1, MPI_INFO_NULL, TARGET, t.parent,
-                                       &t.via));
+            MPI_CHECK(MPIX_Win_from_memhandle(t.handle, (MPI_Aint)b, 1, MPI_INFO_NULL, TARGET,
+                                              t.parent, &t.via));
             one_op(put, buf, b, &t);
-            CK(MPI_Win_free(&t.via));
+            MPI_CHECK(MPI_Win_free(&t.via));
           }
           sec = MPI_Wtime() - t0;
-          CK(MPI_Win_unlock_all(t.parent));
-          CK(MPIX_Win_from_memhandle(t.handle, (MPI_Aint)b, 1, MPI_INFO_NULL, TARGET, t.parent,
-                                     &t.via)); /* for teardown */
+          MPI_CHECK(MPI_Win_unlock_all(t.parent));
+          MPI_CHECK(MPIX_Win_from_memhandle(t.handle, (MPI_Aint)b, 1, MPI_INFO_NULL, TARGET,
+                                            t.parent, &t.via)); /* for teardown */
         }
         teardown(kind, &t);
       }
@@ -249,8 +238,8 @@ static void *thread_main(void *arg) {
   pthread_barrier_wait(t->bar);
   double t0 = MPI_Wtime();
   for (long i = 0; i < t->iters; i++) {
-    CK(MPI_Put(&v, 8, MPI_BYTE, TARGET, (MPI_Aint)t->id * 64, 8, MPI_BYTE, t->w));
-    CK(MPI_Win_flush(TARGET, t->w));
+    MPI_CHECK(MPI_Put(&v, 8, MPI_BYTE, TARGET, (MPI_Aint)t->id * 64, 8, MPI_BYTE, t->w));
+    MPI_CHECK(MPI_Win_flush(TARGET, t->w));
   }
   t->sec = MPI_Wtime() - t0;
   return NULL;
@@ -259,16 +248,16 @@ static void *thread_main(void *arg) {
 static void threads_test(void) {
   void *base;
   MPI_Win win;
-  CK(MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  MPI_CHECK(MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
   for (int scope = 0; scope < 2; scope++) {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "mpi_win_scope", scope ? "thread" : "process");
     MPI_Win w;
-    CK(MPIX_Win_dup_with_info(win, info, &w));
+    MPI_CHECK(MPIX_Win_dup_with_info(win, info, &w));
     MPI_Info_free(&info);
     const char *eff = effective(w, "mpi_win_scope");
-    if (rank == ORIGIN) CK(MPI_Win_lock_all(0, w));
+    if (rank == ORIGIN) MPI_CHECK(MPI_Win_lock_all(0, w));
     for (int n = 1; n <= opt_threads; n *= 2) {
       double mean = 0, worst = 0;
       long it = opt_iters * 5;
@@ -296,10 +285,10 @@ static void threads_test(void) {
       }
       MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (rank == ORIGIN) CK(MPI_Win_unlock_all(w));
-    CK(MPI_Win_free(&w));
+    if (rank == ORIGIN) MPI_CHECK(MPI_Win_unlock_all(w));
+    MPI_CHECK(MPI_Win_free(&w));
   }
-  CK(MPI_Win_free(&win));
+  MPI_CHECK(MPI_Win_free(&win));
 }
 
 /* ---- order ---- */
@@ -307,14 +296,14 @@ static void order_test(char *buf) {
   void *base;
   MPI_Win win, ord;
   const size_t maxb = opt_max < 65536 ? opt_max : 65536;
-  CK(MPI_Win_allocate((MPI_Aint)maxb * 2, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  MPI_CHECK(MPI_Win_allocate((MPI_Aint)maxb * 2, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "mpi_win_order", "true");
-  CK(MPIX_Win_dup_with_info(win, info, &ord));
+  MPI_CHECK(MPIX_Win_dup_with_info(win, info, &ord));
   MPI_Info_free(&info);
   const char *eff = effective(ord, "mpi_win_order");
-  if (rank == ORIGIN) CK(MPI_Win_lock_all(0, win));
+  if (rank == ORIGIN) MPI_CHECK(MPI_Win_lock_all(0, win));
   static const char *modes[] = {"ordered", "flush", "unordered"};
   for (size_t s = 0; s < NSIZES && sizes[s] <= maxb; s++) {
     size_t b = sizes[s];
@@ -325,10 +314,11 @@ static void order_test(char *buf) {
         double t0 = MPI_Wtime();
         for (long i = 0; i < it; i++) {
           /* alternate two places, as a data-then-flag sequence would */
-          CK(MPI_Put(buf, (int)b, MPI_BYTE, TARGET, (MPI_Aint)((i & 1) * maxb), (int)b, MPI_BYTE, w));
-          if (m == 1) CK(MPI_Win_flush(TARGET, w));
+          MPI_CHECK(MPI_Put(buf, (int)b, MPI_BYTE, TARGET, (MPI_Aint)((i & 1) * maxb), (int)b,
+                            MPI_BYTE, w));
+          if (m == 1) MPI_CHECK(MPI_Win_flush(TARGET, w));
         }
-        CK(MPI_Win_flush(TARGET, w));
+        MPI_CHECK(MPI_Win_flush(TARGET, w));
         double sec = MPI_Wtime() - t0;
         printf("{\"bench\":\"rmax\",\"test\":\"order\",\"mode\":\"%s\",\"effective\":\"%s\","
                "\"bytes\":%zu,\"iters\":%ld,\"usec\":%.4f,\"ranks\":%d}\n",
@@ -338,9 +328,9 @@ static void order_test(char *buf) {
       MPI_Barrier(MPI_COMM_WORLD);
     }
   }
-  if (rank == ORIGIN) CK(MPI_Win_unlock_all(win));
-  CK(MPI_Win_free(&ord));
-  CK(MPI_Win_free(&win));
+  if (rank == ORIGIN) MPI_CHECK(MPI_Win_unlock_all(win));
+  MPI_CHECK(MPI_Win_free(&ord));
+  MPI_CHECK(MPI_Win_free(&win));
 }
 
 int main(int argc, char **argv) {
@@ -367,7 +357,7 @@ int main(int argc, char **argv) {
   }
   if (nranks != 2 || opt_iters <= 0 || opt_threads < 1 || opt_threads > 64) goto usage;
   char *buf = malloc(opt_max);
-  if (!buf) die("malloc", MPI_ERR_NO_MEM);
+  if (!buf) bench_die("malloc of %zu bytes: %s", opt_max, strerror(errno));
   memset(buf, 7, opt_max);
   int all = !strcmp(test, "all");
   if (all || !strcmp(test, "latency")) {
