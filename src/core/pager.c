@@ -42,6 +42,7 @@ static void destroy(struct mpisw_pager *pg) {
   free(pg->q_flush.v);
   free(pg->q_load.v);
   pthread_mutex_destroy(&pg->mu);
+  pthread_mutex_destroy(&pg->sync_mu);
   pthread_cond_destroy(&pg->cv);
   pthread_cond_destroy(&pg->qcv);
   free(pg);
@@ -54,6 +55,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   struct mpisw_pager *pg = calloc(1, sizeof *pg);
   if (!pg) return mpisw_fail(e, MPISW_K_NOMEM, "pager: out of memory"), NULL;
   pthread_mutex_init(&pg->mu, NULL);
+  pthread_mutex_init(&pg->sync_mu, NULL);
   pthread_cond_init(&pg->cv, NULL);
   pthread_cond_init(&pg->qcv, NULL);
   pg->uffd = pg->pagemap = pg->wake_fd = pg->dfd = -1;
@@ -192,9 +194,14 @@ static void collect(struct mpisw_pager *pg, const struct page_region *v, long n)
 
 int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
   /* One scan: each block written before it is flushed, or left to the
-   * eviction in its way, which writes it or (failing to move it) flushes it. */
-  if (pager_scan_written(pg, pg->addr, pg->len, 1, collect) < 0)
+   * eviction in its way, which writes it or (failing to move it) flushes it.
+   * Syncs go one at a time: a second one must not find pages the first has
+   * write-protected but not yet marked, and return before they are saved. */
+  pthread_mutex_lock(&pg->sync_mu);
+  if (pager_scan_written(pg, pg->addr, pg->len, 1, collect) < 0) {
+    pthread_mutex_unlock(&pg->sync_mu);
     return mpisw_fail(e, MPISW_K_IO, "pager: PAGEMAP_SCAN failed: %s", strerror(errno));
+  }
   pthread_mutex_lock(&pg->mu);
   while (pg->flush_pending || pg->nevicting || pg->evq) pthread_cond_wait(&pg->cv, &pg->mu);
   int err = pg->err;
@@ -202,6 +209,7 @@ int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
   snprintf(what, sizeof what, "%s", pg->err_what);
   pg->err = 0;
   pthread_mutex_unlock(&pg->mu);
+  pthread_mutex_unlock(&pg->sync_mu);
   if (err)
     return mpisw_fail(e, mpisw_errno_kind(err), "pager: %s failed: %s", what, strerror(err));
   if (fdatasync(pg->fd) != 0)

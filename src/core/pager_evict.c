@@ -26,14 +26,6 @@ void pager_maybe_evict_locked(struct mpisw_pager *pg) {
   }
 }
 
-/* Pages shared copy-on-write with a forked child cannot be moved until this
- * process writes them. An atomic add of zero is such a write, and it cannot
- * lose a concurrent store; then the next eviction can move them. (Pinned
- * pages stay pinned: their blocks stay in memory.) */
-static void make_exclusive(char *src, uint64_t n) {
-  for (uint64_t o = 0; o < n; o += 4096) __atomic_fetch_add((uint64_t *)(src + o), 0, __ATOMIC_RELAXED);
-}
-
 static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   struct block *bl = &pg->b[i];
   char *src = pg->addr + (uint64_t)i * pg->block;
@@ -62,17 +54,22 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
     pager_move_back(pg, slot, src, n);
     pthread_mutex_lock(&pg->mu);
+    int first = !(bl->flags & F_STUCK);
+    pthread_mutex_unlock(&pg->mu);
+    /* Pages shared copy-on-write with a forked child can be moved once they
+     * are this process's own; make them so while the block is still ours. */
+    if (first) pager_touch_present(pg, src, n);
+    pthread_mutex_lock(&pg->mu);
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
     /* Written, or a sync counted on this eviction: write it in place. */
-    if (dirty || (bl->flags & F_REFLUSH)) {
+    if ((dirty || (bl->flags & F_REFLUSH)) && !(bl->flags & F_READERR)) {
       bl->flags = (unsigned char)((bl->flags & ~F_REFLUSH) | F_FLUSHING);
       pg->flush_pending++;
       ring_push(&pg->q_flush, i);
       pthread_cond_signal(&pg->qcv);
     }
-    int first = !(bl->flags & F_STUCK);
-    if (first) { /* faults must not wait for it */
+    if (!(bl->flags & F_STUCK)) { /* faults must not wait for it */
       bl->flags |= F_STUCK;
       pg->stuck++;
     }
@@ -80,19 +77,22 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     pg->st.move_failures++;
     pthread_cond_broadcast(&pg->cv);
     pthread_mutex_unlock(&pg->mu);
-    if (first) make_exclusive(src, n);
     return;
   }
   pthread_mutex_lock(&pg->mu); /* out of the window now: no write can follow */
-  int refl = (bl->flags & F_REFLUSH) != 0;
-  bl->flags &= (unsigned char)~F_REFLUSH;
+  int refl = (bl->flags & F_REFLUSH) != 0, readerr = (bl->flags & F_READERR) != 0;
+  bl->flags &= (unsigned char)~(F_REFLUSH | F_READERR);
   pthread_mutex_unlock(&pg->mu);
   if (!dirty) dirty = refl || pager_hash_block(slot, n) != bl->hash;
+  if (readerr && dirty) /* its zeros must not replace the file's data */
+    pager_set_error(pg, EIO, "write-back of a block the file could not be read into");
+  if (readerr) dirty = 0;
   uint64_t wrote = 0;
   int rc = dirty ? pager_write_block(pg, i, slot, &wrote) : 0;
-  if (rc) { /* keep the data: back into the window, dirty again */
+  if (rc) { /* keep the data: back into the window, marked written again */
     pager_set_error(pg, rc, "write-back");
     pager_move_back(pg, slot, src, n);
+    pager_unprotect(pg, src, n);
   }
   madvise(slot, pg->block, MADV_DONTNEED);
   pthread_mutex_lock(&pg->mu);
@@ -125,17 +125,23 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
   char *src = pg->addr + (uint64_t)i * pg->block;
   uint64_t n = pager_block_bytes(pg, i);
   pthread_mutex_lock(&pg->mu);
-  int present = bl->state == PRESENT;
+  int present = bl->state == PRESENT, readerr = (bl->flags & F_READERR) != 0;
   bl->flags &= (unsigned char)~F_REFLUSH;
   pthread_mutex_unlock(&pg->mu);
   uint64_t wrote = 0, h = 0;
   int rc = 0;
-  if (present) {
+  if (present && readerr) { /* its zeros must not replace the file's data */
+    rc = EIO;
+    pager_set_error(pg, rc, "write-back of a block the file could not be read into");
+  } else if (present) {
     pager_scan_written(pg, src, n, 1, NULL);
     h = pager_hash_block(src, n);
     rc = pager_write_block(pg, i, src, &wrote);
+    if (rc) { /* not saved: marked written again, for the next sync */
+      pager_set_error(pg, rc, "write-back");
+      pager_unprotect(pg, src, n);
+    }
   }
-  if (rc) pager_set_error(pg, rc, "write-back");
   pthread_mutex_lock(&pg->mu);
   if (present && !rc) {
     bl->hash = h;

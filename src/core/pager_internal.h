@@ -39,6 +39,7 @@ struct pm_scan_arg {
 #define PM_SCAN_CHECK_WPASYNC (1 << 1)
 #define PAGE_IS_WRITTEN (1 << 1)
 #define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_SWAPPED (1 << 4)
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
@@ -48,10 +49,12 @@ enum { ABSENT, LOADING, PRESENT, EVICTING };
 /* F_STUCK: its last eviction failed (pages pinned, or shared with a forked
  * child); the budget stretches by one block for each such block.
  * F_REFLUSH: a sync write-protected pages of it while a flush or an eviction
- * was under way or queued, which must then write it (again). */
+ * was under way or queued, which must then write it (again).
+ * F_READERR: the file could not be read into it: never written back (its
+ * zeros would overwrite the file's data); the next load reads again. */
 enum {
   F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32,
-  F_REFLUSH = 64
+  F_REFLUSH = 64, F_READERR = 128
 };
 
 struct block {
@@ -76,6 +79,7 @@ struct mpisw_pager {
   int nevicting, flush_pending, ra, last_fault;
   struct ring fifo, q_evict, q_flush, q_load;
   pthread_mutex_t mu;
+  pthread_mutex_t sync_mu; /* one sync at a time: a second must not pass the first's scan */
   pthread_cond_t cv;   /* block states, budget, flushes */
   pthread_cond_t qcv;  /* work for the workers */
   int stop, nworkers;
@@ -127,6 +131,8 @@ int pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t
 int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
                        void (*each)(struct mpisw_pager *, const struct page_region *, long));
 void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n);
+void pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n);
+void pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n);
 
 /* ---- pager_fault.c: loads on faults, read-ahead ---- */
 void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write);

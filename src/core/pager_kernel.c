@@ -72,7 +72,8 @@ int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotec
   while (start < end) {
     struct pm_scan_arg a = {.size = sizeof a, .start = start, .end = end,
                             .vec = (uintptr_t)vec, .vec_len = 64,
-                            .category_mask = PAGE_IS_WRITTEN | PAGE_IS_PRESENT,
+                            .category_mask = PAGE_IS_WRITTEN,
+                            .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
                             .return_mask = PAGE_IS_WRITTEN};
     if (reprotect) a.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC;
     long r = ioctl(pg->pagemap, PAGEMAP_SCAN, &a);
@@ -91,32 +92,76 @@ int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotec
   return any;
 }
 
-/* Moves every page present in the slot back to the same place in the block
- * (a failed or partial UFFDIO_MOVE may have taken some of them). */
-void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n) {
+/* Calls each on the regions of [p, p+n) that hold pages (in memory or
+ * swapped out), a batch at a time. */
+static void each_page_region(struct mpisw_pager *pg, char *p, uint64_t n,
+                             void (*each)(struct mpisw_pager *, const struct page_region *, long,
+                                          void *),
+                             void *arg) {
   struct page_region v[64];
-  uint64_t start = (uintptr_t)slot, end = start + n;
+  uint64_t start = (uintptr_t)p, end = start + n;
   while (start < end) {
     struct pm_scan_arg a = {.size = sizeof a, .start = start, .end = end, .vec = (uintptr_t)v,
-                            .vec_len = 64, .category_mask = PAGE_IS_PRESENT,
-                            .return_mask = PAGE_IS_PRESENT};
+                            .vec_len = 64, .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+                            .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED};
     long r = ioctl(pg->pagemap, PAGEMAP_SCAN, &a);
     if (r < 0) break;
-    for (long k = 0; k < r; k++) {
-      uint64_t off = v[k].start - (uintptr_t)slot;
-      struct uffdio_move back = {.dst = (uintptr_t)src + off, .src = v[k].start,
-                                 .len = v[k].end - v[k].start};
-      for (int t = 0; t < 1000 && ioctl(pg->uffd, UFFDIO_MOVE, &back) != 0 && errno == EAGAIN; t++) {
-        if (back.move > 0) {
-          back.dst += (uint64_t)back.move;
-          back.src += (uint64_t)back.move;
-          back.len -= (uint64_t)back.move;
-        }
-        back.move = 0;
-      }
-    }
+    each(pg, v, r, arg);
     if (a.walk_end <= start) break;
     start = a.walk_end;
   }
+}
+
+struct move_back_arg {
+  char *slot, *src;
+};
+
+static void move_regions_back(struct mpisw_pager *pg, const struct page_region *v, long r,
+                              void *arg) {
+  struct move_back_arg *mb = arg;
+  for (long k = 0; k < r; k++) {
+    uint64_t off = v[k].start - (uintptr_t)mb->slot;
+    struct uffdio_move back = {.dst = (uintptr_t)mb->src + off, .src = v[k].start,
+                               .len = v[k].end - v[k].start};
+    for (int t = 0; t < 1000 && ioctl(pg->uffd, UFFDIO_MOVE, &back) != 0 && errno == EAGAIN; t++) {
+      if (back.move > 0) {
+        back.dst += (uint64_t)back.move;
+        back.src += (uint64_t)back.move;
+        back.len -= (uint64_t)back.move;
+      }
+      back.move = 0;
+    }
+  }
+}
+
+/* Moves every page in the slot back to the same place in the block (a
+ * failed or partial UFFDIO_MOVE may have taken some of them). */
+void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n) {
+  struct move_back_arg mb = {slot, src};
+  each_page_region(pg, slot, n, move_regions_back, &mb);
   madvise(slot, pg->block, MADV_DONTNEED);
+}
+
+/* Marks [p, p+n) written (no write-protect), as after a write the pager has
+ * not saved: the next scan finds it. */
+void pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n) {
+  struct uffdio_writeprotect w = {.range = {.start = (uintptr_t)p, .len = n}, .mode = 0};
+  ioctl(pg->uffd, UFFDIO_WRITEPROTECT, &w);
+}
+
+static void touch_regions(struct mpisw_pager *pg, const struct page_region *v, long r,
+                          void *arg) {
+  (void)pg;
+  (void)arg;
+  for (long k = 0; k < r; k++)
+    for (uint64_t a = v[k].start; a < v[k].end; a += 4096)
+      __atomic_fetch_add((uint64_t *)(uintptr_t)a, 0, __ATOMIC_RELAXED);
+}
+
+/* Writes zero more to the first word of every page of [p, p+n) that exists
+ * (an atomic add of zero: it cannot lose a concurrent store), so pages
+ * shared copy-on-write with a forked child become this process's own and
+ * can be moved. Missing pages are left alone: touching one would fault. */
+void pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n) {
+  each_page_region(pg, p, n, touch_regions, NULL);
 }
