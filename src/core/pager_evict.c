@@ -37,19 +37,7 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   pg->nevicting++;
   pthread_mutex_unlock(&pg->mu);
   int dirty = pager_scan_written(pg, src, n, 0, NULL) != 0; /* errors count as dirty */
-  struct uffdio_move m = {.dst = (uintptr_t)slot, .src = (uintptr_t)src, .len = n,
-                          .mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES};
-  int moved = 0;
-  for (int tries = 0; tries < 100; tries++) {
-    if (ioctl(pg->uffd, UFFDIO_MOVE, &m) == 0) { moved = 1; break; }
-    if (errno != EAGAIN) break;
-    if (m.move > 0) { /* partial: go on from there */
-      m.dst += (uint64_t)m.move;
-      m.src += (uint64_t)m.move;
-      m.len -= (uint64_t)m.move;
-    }
-    m.move = 0;
-  }
+  int moved = pager_move(pg, slot, src, n, UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES, 100) == 0;
   if (!moved) { /* pinned or shared pages: keep the block */
     if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
     pager_move_back(pg, slot, src, n);

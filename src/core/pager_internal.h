@@ -130,6 +130,8 @@ int pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode);
 int pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp);
 int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
                        void (*each)(struct mpisw_pager *, const struct page_region *, long));
+int pager_move(struct mpisw_pager *pg, char *dst, char *src, uint64_t len, uint64_t mode,
+               int tries);
 void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n);
 void pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n);
 void pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n);

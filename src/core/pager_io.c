@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/pager_internal.h"
+#include "core/storage.h"
 
 /* Change detection, not cryptography: a Fletcher-style sum in four lanes
  * (position-dependent, so moved or swapped words change it), fast enough to
@@ -55,17 +56,6 @@ int pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *go
   return 0;
 }
 
-static int write_all(int fd, const char *src, uint64_t n, uint64_t off) {
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t w = pwrite(fd, src + done, n - done, (off_t)(off + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return w < 0 ? errno : EIO;
-    done += (uint64_t)w;
-  }
-  return 0;
-}
-
 /* Writes block i's file bytes below data_end: the aligned part with
  * O_DIRECT, an unaligned tail through the page cache. *wrote: bytes written
  * (counted by the caller, under the lock, with the write-back). */
@@ -75,8 +65,8 @@ int pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint6
   if (off >= pg->data_end) return 0;
   if (n > pg->data_end - off) n = pg->data_end - off;
   uint64_t aligned = n & ~(uint64_t)(ALIGN - 1);
-  int rc = write_all(pg->dfd, src, aligned, off);
-  if (!rc && n > aligned) rc = write_all(pg->fd, src + aligned, n - aligned, off + aligned);
+  int rc = mpisw_pwrite_all(pg->dfd, src, aligned, off);
+  if (!rc && n > aligned) rc = mpisw_pwrite_all(pg->fd, src + aligned, n - aligned, off + aligned);
   if (!rc) *wrote = n;
   return rc;
 }

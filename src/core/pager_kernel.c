@@ -61,21 +61,22 @@ int pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t
   return 0;
 }
 
-/* 1 if a page of [p, p+n) was written since it was last write-protected;
- * with reprotect, write-protects those pages again. each (if any) gets the
- * written regions a batch at a time. -1 on error. */
-int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
-                        void (*each)(struct mpisw_pager *, const struct page_region *, long)) {
+/* One PAGEMAP_SCAN walk over [p, p+n) with the flags and masks of q: each
+ * gets the matching regions a batch at a time and returns nonzero to stop.
+ * 1 if any region matched, 0 if none, -1 on error. */
+static int pm_walk(struct mpisw_pager *pg, char *p, uint64_t n, struct pm_scan_arg q,
+                   int (*each)(struct mpisw_pager *, const struct page_region *, long, void *),
+                   void *arg) {
   struct page_region vec[64];
   uint64_t start = (uintptr_t)p, end = start + n;
   int any = 0;
   while (start < end) {
-    struct pm_scan_arg a = {.size = sizeof a, .start = start, .end = end,
-                            .vec = (uintptr_t)vec, .vec_len = 64,
-                            .category_mask = PAGE_IS_WRITTEN,
-                            .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-                            .return_mask = PAGE_IS_WRITTEN};
-    if (reprotect) a.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC;
+    struct pm_scan_arg a = q;
+    a.size = sizeof a;
+    a.start = start;
+    a.end = end;
+    a.vec = (uintptr_t)vec;
+    a.vec_len = 64;
     long r = ioctl(pg->pagemap, PAGEMAP_SCAN, &a);
     if (r < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
@@ -83,8 +84,7 @@ int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotec
     }
     if (r > 0) {
       any = 1;
-      if (each) each(pg, vec, r);
-      else if (!reprotect) break; /* the question was only "any?" */
+      if (each(pg, vec, r, arg)) break;
     }
     if (a.walk_end <= start) break;
     start = a.walk_end;
@@ -92,46 +92,71 @@ int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotec
   return any;
 }
 
+/* Moves [src, src+len) to dst, going on after partial moves and EAGAIN for
+ * up to tries attempts. 0 when all moved, else -1 with errno. */
+int pager_move(struct mpisw_pager *pg, char *dst, char *src, uint64_t len, uint64_t mode,
+               int tries) {
+  struct uffdio_move m = {.dst = (uintptr_t)dst, .src = (uintptr_t)src, .len = len, .mode = mode};
+  for (int t = 0; t < tries; t++) {
+    if (ioctl(pg->uffd, UFFDIO_MOVE, &m) == 0) return 0;
+    if (errno != EAGAIN) return -1;
+    if (m.move > 0) { /* partial: go on from there */
+      m.dst += (uint64_t)m.move;
+      m.src += (uint64_t)m.move;
+      m.len -= (uint64_t)m.move;
+    }
+    m.move = 0;
+  }
+  return -1;
+}
+
+struct written_arg {
+  void (*each)(struct mpisw_pager *, const struct page_region *, long);
+  int stop_at_first;
+};
+
+static int on_written(struct mpisw_pager *pg, const struct page_region *v, long r, void *arg) {
+  struct written_arg *w = arg;
+  if (w->each) w->each(pg, v, r);
+  return w->stop_at_first;
+}
+
+/* 1 if a page of [p, p+n) was written since it was last write-protected;
+ * with reprotect, write-protects those pages again. each (if any) gets the
+ * written regions a batch at a time. -1 on error. */
+int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
+                       void (*each)(struct mpisw_pager *, const struct page_region *, long)) {
+  struct pm_scan_arg q = {.category_mask = PAGE_IS_WRITTEN,
+                          .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+                          .return_mask = PAGE_IS_WRITTEN};
+  if (reprotect) q.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC;
+  /* without a callback or a reprotect the question is only "any?" */
+  struct written_arg w = {each, !each && !reprotect};
+  return pm_walk(pg, p, n, q, on_written, &w);
+}
+
 /* Calls each on the regions of [p, p+n) that hold pages (in memory or
  * swapped out), a batch at a time. */
 static void each_page_region(struct mpisw_pager *pg, char *p, uint64_t n,
-                             void (*each)(struct mpisw_pager *, const struct page_region *, long,
-                                          void *),
+                             int (*each)(struct mpisw_pager *, const struct page_region *, long,
+                                         void *),
                              void *arg) {
-  struct page_region v[64];
-  uint64_t start = (uintptr_t)p, end = start + n;
-  while (start < end) {
-    struct pm_scan_arg a = {.size = sizeof a, .start = start, .end = end, .vec = (uintptr_t)v,
-                            .vec_len = 64, .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-                            .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED};
-    long r = ioctl(pg->pagemap, PAGEMAP_SCAN, &a);
-    if (r < 0) break;
-    each(pg, v, r, arg);
-    if (a.walk_end <= start) break;
-    start = a.walk_end;
-  }
+  struct pm_scan_arg q = {.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+                          .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED};
+  pm_walk(pg, p, n, q, each, arg);
 }
 
 struct move_back_arg {
   char *slot, *src;
 };
 
-static void move_regions_back(struct mpisw_pager *pg, const struct page_region *v, long r,
-                              void *arg) {
+static int move_regions_back(struct mpisw_pager *pg, const struct page_region *v, long r,
+                             void *arg) {
   struct move_back_arg *mb = arg;
-  for (long k = 0; k < r; k++) {
-    uint64_t off = v[k].start - (uintptr_t)mb->slot;
-    struct uffdio_move back = {.dst = (uintptr_t)mb->src + off, .src = v[k].start,
-                               .len = v[k].end - v[k].start};
-    for (int t = 0; t < 1000 && ioctl(pg->uffd, UFFDIO_MOVE, &back) != 0 && errno == EAGAIN; t++) {
-      if (back.move > 0) {
-        back.dst += (uint64_t)back.move;
-        back.src += (uint64_t)back.move;
-        back.len -= (uint64_t)back.move;
-      }
-      back.move = 0;
-    }
-  }
+  for (long k = 0; k < r; k++)
+    pager_move(pg, mb->src + (v[k].start - (uintptr_t)mb->slot), (char *)(uintptr_t)v[k].start,
+               v[k].end - v[k].start, 0, 1000);
+  return 0;
 }
 
 /* Moves every page in the slot back to the same place in the block (a
@@ -149,13 +174,14 @@ void pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n) {
   ioctl(pg->uffd, UFFDIO_WRITEPROTECT, &w);
 }
 
-static void touch_regions(struct mpisw_pager *pg, const struct page_region *v, long r,
-                          void *arg) {
+static int touch_regions(struct mpisw_pager *pg, const struct page_region *v, long r,
+                         void *arg) {
   (void)pg;
   (void)arg;
   for (long k = 0; k < r; k++)
     for (uint64_t a = v[k].start; a < v[k].end; a += 4096)
       __atomic_fetch_add((uint64_t *)(uintptr_t)a, 0, __ATOMIC_RELAXED);
+  return 0;
 }
 
 /* Writes zero more to the first word of every page of [p, p+n) that exists

@@ -255,3 +255,14 @@ void mpisw_region_unmap(struct mpisw_region *r) {
   r->reserve = NULL;
   r->base = NULL;
 }
+
+int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off) {
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t w = pwrite(fd, (const char *)buf + done, n - done, (off_t)(off + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? errno : EIO;
+    done += (uint64_t)w;
+  }
+  return 0;
+}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/storage.h"
 #include "kvcache/kv_internal.h"
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) & ~(a - 1); }
@@ -146,17 +147,11 @@ static int flush_to(struct mpisw_kv *kv, char *region, uint64_t *tail, char *buf
   uint64_t n = align_up(*len, KV_BLOCK);
   memset(buf + *len, 0, n - *len);
   if (kv->fd_dw >= 0) {
-    uint64_t at = (uint64_t)(region - kv->file_base) + *tail, done = 0;
-    while (done < n) {
-      ssize_t w = pwrite(kv->fd_dw, buf + done, n - done, (off_t)(at + done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0)
-        return mpisw_fail(e, w < 0 ? mpisw_errno_kind(errno) : MPISW_K_IO,
-                          "%s: append of %llu bytes at %llu failed: %s", kv->path,
-                          (unsigned long long)n, (unsigned long long)at,
-                          w < 0 ? strerror(errno) : "nothing written");
-      done += (uint64_t)w;
-    }
+    uint64_t at = (uint64_t)(region - kv->file_base) + *tail;
+    int err = mpisw_pwrite_all(kv->fd_dw, buf, n, at);
+    if (err)
+      return mpisw_fail(e, mpisw_errno_kind(err), "%s: append of %llu bytes at %llu failed: %s",
+                        kv->path, (unsigned long long)n, (unsigned long long)at, strerror(err));
   } else {
     memcpy(region + *tail, buf, n);
   }
