@@ -207,16 +207,12 @@ int mpisw_region_map(struct mpisw_region *r, const struct mpisw_layout *l, int f
                       (unsigned long long)l->reserve_len, strerror(errno));
   r->reserve = res;
   r->base = r->reserve + l->lead;
-  if (l->map_file_len) {
-    void *p = mmap(r->reserve + l->map_file_at, l->map_file_len, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_FIXED, file_fd, (off_t)l->map_file_off);
-    if (p == MAP_FAILED) {
-      int err = errno;
-      mpisw_region_unmap(r);
-      return mpisw_fail(e, mpisw_errno_kind(err), "cannot map %llu bytes of the file: %s",
-                        (unsigned long long)l->map_file_len, strerror(err));
-    }
-    advise(p, l->map_file_len, access);
+  if (l->map_file_len && mpisw_map_file_fixed(r->reserve + l->map_file_at, l->map_file_len,
+                                               file_fd, l->map_file_off, access)) {
+    int err = errno;
+    mpisw_region_unmap(r);
+    return mpisw_fail(e, mpisw_errno_kind(err), "cannot map %llu bytes of the file: %s",
+                      (unsigned long long)l->map_file_len, strerror(err));
   }
   if (l->map_mem_len) {
     void *want = r->reserve + l->map_mem_at;

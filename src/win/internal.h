@@ -192,6 +192,9 @@ void mpisw_win_created(MPI_Win win, void *base, MPI_Aint size);
 void mpisw_win_attached(MPI_Win win, void *base, MPI_Aint size);
 void mpisw_win_detached(MPI_Win win, const void *base);
 int mpisw_win_sync(MPI_Win win);
+/* Syncs everything of w that lives on storage (no MPI call); first error
+ * wins, with its kind. */
+int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e);
 int mpisw_win_free(MPI_Win *win);
 int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used);
 int mpisw_win_flavor(MPI_Win win, int **flavor);

@@ -120,9 +120,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
 
   /* Rank 0's hints place the node's range. */
   struct mpisw_win *w = mpisw_win_new(MPISW_WIN_SHARED, MPI_WIN_FLAVOR_SHARED);
-  int ok = w != NULL;
-  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-  if (!ok) {
+  if (mpisw_any(comm, w == NULL)) {
     if (w) mpisw_win_destroy(w);
     mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the window's state");
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));

@@ -6,8 +6,7 @@
 
 #include "win/internal.h"
 
-/* Syncs everything of w that lives on storage; first error wins. */
-static int sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
+int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
   int rc = 0;
   if (w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED)
     return mpisw_place_sync(&w->p, e);
@@ -54,7 +53,7 @@ int mpisw_win_sync(MPI_Win win) {
   int rc = mpi_part_of_sync(win);
   if (rc != MPI_SUCCESS) return rc;
   struct mpisw_error e;
-  if (sync_storage(w, &e))
+  if (mpisw_win_sync_storage(w, &e))
     return mpisw_raise_win(win, mpisw_error_code("MPI_Win_sync", &e));
   return MPI_SUCCESS;
 }
