@@ -3,6 +3,7 @@
  * table); the cache backend's memory window holds the objects in use. */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,17 +17,22 @@ static int code(const char *routine, struct mpisw_error *e) {
   return mpisw_error_code(routine, e);
 }
 
-static int fail_code(const char *routine, int kind, const char *msg) {
+__attribute__((format(printf, 3, 4))) static int fail_code(const char *routine, int kind,
+                                                            const char *fmt, ...) {
   struct mpisw_error e;
-  mpisw_fail(&e, kind, "%s", msg);
+  va_list ap;
+  va_start(ap, fmt);
+  e.kind = kind;
+  vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+  va_end(ap);
   return code(routine, &e);
 }
 
 static int usage(const char *routine, const char *msg) {
-  return fail_code(routine, MPISW_K_USAGE, msg);
+  return fail_code(routine, MPISW_K_USAGE, "%s", msg);
 }
 
-/* Syncs the log's placement with the window module's own call, not the
+/* Syncs the log window's storage with the window module's own call, not the
  * public mpisw_win_sync: that one returns an MPI code, and the kind of a
  * storage failure (NOSPACE, IO, ...) would be lost on the way back here.
  * Only this process's loads and stores write the log window, so the MPI's
@@ -35,7 +41,7 @@ int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
   struct mpisw_win *w = mpisw_win_lookup(kv->log_win);
   if (!w || w->kind != MPISW_WIN_STORAGE)   /* kv_open asks for alloc_type=storage */
     return mpisw_fail(e, MPISW_K_IO, "%s: the log window is not on storage", kv->path);
-  return mpisw_place_sync(&w->p, e);
+  return mpisw_win_sync_storage(w, e);
 }
 
 /* What the file says before any window exists: 1 = a store (sb filled),
@@ -205,12 +211,9 @@ static int broken(const char *routine) {
  * error code to return. */
 static int check_args(const char *routine, const void *key, size_t klen, const void *value,
                       size_t vlen) {
-  if (!key || klen == 0 || klen > MPISW_KV_MAX_KEY) {
-    struct mpisw_error e;
-    mpisw_fail(&e, MPISW_K_USAGE, "key of %zu bytes: a key has 1 to %d bytes", klen,
-               MPISW_KV_MAX_KEY);
-    return code(routine, &e);
-  }
+  if (!key || klen == 0 || klen > MPISW_KV_MAX_KEY)
+    return fail_code(routine, MPISW_K_USAGE, "key of %zu bytes: a key has 1 to %d bytes", klen,
+                     MPISW_KV_MAX_KEY);
   if (vlen && !value) return usage(routine, "value is NULL");
   return MPI_SUCCESS;
 }

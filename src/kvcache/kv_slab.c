@@ -47,13 +47,15 @@ int kv_slab_class(const struct kv_slab *s, size_t len) {
   return -1;
 }
 
-static char *chunk_ptr(const struct kv_slab *s, uint32_t h) {
-  uint32_t page = h / PER_PAGE, idx = h % PER_PAGE;
-  uint32_t size = s->cls[s->page_class[page] - 1].size;
-  return s->base + (uint64_t)page * KV_SLAB_PAGE + (uint64_t)idx * size;
+int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk) {
+  return s->page_class[chunk / PER_PAGE] - 1;
 }
 
-char *kv_slab_chunk(const struct kv_slab *s, uint32_t h) { return chunk_ptr(s, h); }
+char *kv_slab_chunk(const struct kv_slab *s, uint32_t h) {
+  uint32_t page = h / PER_PAGE, idx = h % PER_PAGE;
+  uint32_t size = s->cls[kv_slab_chunk_class(s, h)].size;
+  return s->base + (uint64_t)page * KV_SLAB_PAGE + (uint64_t)idx * size;
+}
 
 static int push_free(struct kv_class *c, uint32_t h) {
   if (c->n_free == c->cap_free) {
@@ -159,10 +161,6 @@ static unsigned sketch_get(const struct mpisw_kv *kv, uint64_t h) {
     if (c < m) m = c;
   }
   return m;
-}
-
-int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk) {
-  return s->page_class[chunk / PER_PAGE] - 1;
 }
 
 int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, unsigned asked,
