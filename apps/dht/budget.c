@@ -10,12 +10,6 @@
 #include "core/memlimit.h"
 #include "dht.h"
 
-uint64_t dht_env_memory_limit(void) {
-  uint64_t v;
-  mpisw_memory_limit_env(&v); /* read exactly as libmpisw reads it */
-  return v;
-}
-
 int dht_memory_precheck(const struct dht_options *o, uint64_t bytes_per_rank, int local_ranks,
                         int rank) {
   uint64_t limit;

@@ -72,12 +72,12 @@ void dht_human(char *buf, size_t n, double bytes); /* "1.5 MiB" */
  * of this size cannot fit the memory the ranks on this node may use. */
 int dht_memory_precheck(const struct dht_options *o, uint64_t bytes_per_rank, int local_ranks,
                         int rank);
-uint64_t dht_env_memory_limit(void);  /* MPISW_MEMORY_LIMIT in bytes, 0 when unset */
 
 /* table.c: windows in and out; an exit code. */
 /* The table's dimensions from the options, and its bytes per rank. */
 void dht_table_size(struct dht *t, const struct dht_options *o);
 uint64_t dht_table_bytes(const struct dht *t);
+/* Collective; the table is sized first (dht_table_size). */
 int dht_table_create(struct dht *t, const struct dht_options *o);
 void dht_table_free(struct dht *t);
 

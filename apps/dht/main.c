@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "core/memlimit.h"
 #include "dht.h"
 
 static int agree(int rc) { /* the worst code of any rank, on every rank */
@@ -42,7 +43,8 @@ static void faults(uint64_t f[2]) {
 static void report(const struct dht *t, const struct dht_options *o, const struct results *r,
                    int rc) {
   uint64_t inserts = (uint64_t)t->nranks * t->inserts_per_rank;
-  uint64_t limit = dht_env_memory_limit();
+  uint64_t limit;
+  mpisw_memory_limit_env(&limit); /* read as libmpisw reads it; 0 when unset */
   char factor[32] = "null";
   if (o->kind == DHT_COMBINED) snprintf(factor, sizeof factor, "%g", o->factor);
   printf("{\"bench\":\"dht\",\"kind\":\"%s\",\"factor\":%s,\"order\":\"%s\",\"ranks\":%d,"

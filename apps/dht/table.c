@@ -93,7 +93,6 @@ uint64_t dht_table_bytes(const struct dht *t) {
 }
 
 int dht_table_create(struct dht *t, const struct dht_options *o) {
-  dht_table_size(t, o);
   t->vol.win = t->heap.win = MPI_WIN_NULL;
   /* The volume first: with auto it gets the memory budget before the heap,
    * and it takes most of the accesses. */
