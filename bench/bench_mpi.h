@@ -94,4 +94,17 @@ static inline void bench_check_mpi(int rc, const char *call)
 }
 #define MPI_CHECK(call) bench_check_mpi((call), #call)
 
+/* Value of key in the window's MPI_Win_get_info (the effective value) into
+ * buf; 1 when present, 0 when absent or the info could not be read. */
+static inline int bench_win_info(MPI_Win win, const char *key, char *buf, int len) {
+  MPI_Info info;
+  int flag = 0;
+  buf[0] = 0;
+  if (MPI_Win_get_info(win, &info) != MPI_SUCCESS) return 0;
+  MPI_Info_get(info, key, len - 1, buf, &flag);
+  MPI_Info_free(&info);
+  if (!flag) buf[0] = 0;
+  return flag;
+}
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A positive byte count with an optional binary suffix K, M or G
@@ -99,25 +100,17 @@ static inline struct io_sample io_delta(struct io_sample before, struct io_sampl
   return (struct io_sample){after.read - before.read, after.write - before.write};
 }
 
+/* Seconds on the monotonic clock. */
+static inline double bench_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* qsort order of doubles. */
 static inline int bench_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
-
-#ifdef MPI_VERSION
-/* Value of key in the window's MPI_Win_get_info (the effective value) into
- * buf; 1 when present, 0 when absent or the info could not be read. */
-static inline int bench_win_info(MPI_Win win, const char *key, char *buf, int len) {
-  MPI_Info info;
-  int flag = 0;
-  buf[0] = 0;
-  if (MPI_Win_get_info(win, &info) != MPI_SUCCESS) return 0;
-  MPI_Info_get(info, key, len - 1, buf, &flag);
-  MPI_Info_free(&info);
-  if (!flag) buf[0] = 0;
-  return flag;
-}
-#endif
 
 #endif

@@ -44,12 +44,6 @@ struct opts {
   unsigned seed;
 };
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* xorshift64*: fast, good enough for key choice. */
 static uint64_t rng_state;
 static uint64_t rng(void) {
@@ -170,13 +164,13 @@ int main(int argc, char **argv) {
   }
   char *v = malloc(o.value + 64), *g = malloc(o.value + 64);
 
-  double t0 = now();
+  double t0 = bench_now();
   for (uint64_t id = 0; id < n; id++) {
     fill(v, o.value, id, 0);
     if ((rc = mpisw_kv_put(kv, &id, 8, v, o.value)) != MPI_SUCCESS) bench_die_mpi("load put", rc);
   }
   if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) bench_die_mpi("load sync", rc);
-  double load_s = now() - t0;
+  double load_s = bench_now() - t0;
 
   size_t total = o.warmup + o.ops, n_get = 0, n_put = 0, errors = 0;
   double *lg = malloc((o.ops + 1) * sizeof *lg), *lp = malloc((o.ops + 1) * sizeof *lp);
@@ -194,11 +188,11 @@ int main(int argc, char **argv) {
       hits_seen = s0.get_hits;
       p0 = read_proc_io();
       d0 = read_dev_io(devp);
-      m0 = now();
+      m0 = bench_now();
     }
     if (o.think_us > 0) {   /* the application's own work between operations */
-      double t = now(), t1;
-      while ((t1 = now()) - t < o.think_us * 1e-6) {
+      double t = bench_now(), t1;
+      while ((t1 = bench_now()) - t < o.think_us * 1e-6) {
       }
       if (k >= o.warmup) think_s += t1 - t;
     }
@@ -211,11 +205,11 @@ int main(int argc, char **argv) {
     }
     uint64_t id = perm[lo];
     int is_get = urand() < o.get_ratio;
-    double a = now();
+    double a = bench_now();
     if (is_get) {
       size_t len = 0;
       rc = mpisw_kv_get(kv, &id, 8, g, o.value + 64, &len);
-      double b = now();
+      double b = bench_now();
       if (k >= o.warmup) {
         struct mpisw_kv_stats sh;
         mpisw_kv_stats(kv, &sh);
@@ -230,17 +224,17 @@ int main(int argc, char **argv) {
       if (k >= o.warmup) lg[n_get++] = (b - a) * 1e6;
     } else {
       fill(v, o.value, id, ++ver[id]);
-      a = now();
+      a = bench_now();
       rc = mpisw_kv_put(kv, &id, 8, v, o.value);
-      double b = now();
+      double b = bench_now();
       if (rc != MPI_SUCCESS) bench_die_mpi("put", rc);
       if (k >= o.warmup) lp[n_put++] = (b - a) * 1e6;
     }
   }
-  ops_s = now() - m0 - think_s;
-  double s_a = now();
+  ops_s = bench_now() - m0 - think_s;
+  double s_a = bench_now();
   if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) bench_die_mpi("sync", rc);
-  double sync_s = now() - s_a;
+  double sync_s = bench_now() - s_a;
   struct io_sample p1 = read_proc_io(), d1 = read_dev_io(devp);
   mpisw_kv_stats(kv, &s1);
   if ((rc = mpisw_kv_close(&kv)) != MPI_SUCCESS) bench_die_mpi("close", rc);

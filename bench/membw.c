@@ -83,13 +83,6 @@ static const struct kernel kernels[] = {
     {"triad", run_triad, 3, 0, B_VALUE + SCALAR * C_VALUE},
 };
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void usage(FILE *f)
 {
   fprintf(f, "usage: membw [--size BYTES] [--reps N]\n"
@@ -172,9 +165,9 @@ static double best_time(const struct kernel *k, struct arrays *x, long reps)
   double best = 0;
   fill(x->a, x->n, 0.0);
   for (long r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     k->run(x);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     if (r == 0 || t < best)
       best = t;
   }
