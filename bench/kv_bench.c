@@ -4,14 +4,18 @@
  *            [--value 1024] [--cache 16M] [--ops 200000] [--warmup 100000]
  *            [--get-ratio 0.9] [--zipf 0.99] [--access random] [--seed 1]
  *            [--wbuf 4M] [--log-size 256M] [--read poll|direct|window]
- *            [--think-us 0]
+ *            [--think-us 0] [--stage all|load|run --name FILE]
  *
  * Loads --objects keys (8-byte ids) with --value-byte values, runs --warmup
  * operations, then measures --ops operations (gets with probability
  * --get-ratio, puts otherwise; keys drawn from a Zipf distribution whose
  * popular ranks are spread over the ids) and a final mpisw_kv_sync;
  * --think-us busy-waits that long before each operation (the application's
- * own work between requests; not timed, not in the throughput). Modes:
+ * own work between requests; not timed, not in the throughput). --stage
+ * load only loads the store into --path/--name, syncs, closes it and drops
+ * its pages from the page cache; --stage run then opens that store and runs
+ * the operations (the loaded store is assumed): so a store can be loaded
+ * outside the memory cgroup the measured run goes into. Modes:
  * cache (memory window of --cache bytes + log), naive (fixed slots in a
  * storage window, twice as many slots as objects), memory (the cache
  * backend with a window that holds every object: all in memory).
@@ -21,6 +25,7 @@
  * device's own counters, which also see other processes). */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +43,7 @@
 #include "mpisw_kv.h"
 
 struct opts {
-  const char *mode, *path, *access, *read;
+  const char *mode, *path, *access, *read, *stage, *name;
   size_t objects, value, cache, ops, warmup, wbuf, log_size;
   double get_ratio, zipf, think_us;
   unsigned seed;
@@ -65,12 +70,13 @@ static double pct(double *v, size_t n, double p) {
 static void usage(void) {
   fprintf(stderr, "usage: kv_bench --mode cache|naive|memory --path DIR [--objects N] [--value B]\n"
                   "  [--cache B] [--ops N] [--warmup N] [--get-ratio F] [--zipf S] [--access STYLE]\n"
-                  "  [--seed N] [--wbuf B] [--log-size B] [--read poll|direct|window] [--think-us US]\n");
+                  "  [--seed N] [--wbuf B] [--log-size B] [--read poll|direct|window] [--think-us US]\n"
+                  "  [--stage all|load|run --name FILE]\n");
   exit(2);
 }
 
 static void parse(int argc, char **argv, struct opts *o) {
-  *o = (struct opts){"cache", NULL, NULL, NULL, 65536, 1024, 16u << 20, 200000, 100000,
+  *o = (struct opts){"cache", NULL, NULL, NULL, "all", NULL, 65536, 1024, 16u << 20, 200000, 100000,
                      4u << 20, 0, 0.9, 0.99, 0, 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -80,6 +86,8 @@ static void parse(int argc, char **argv, struct opts *o) {
     else if (!strcmp(a, "--path")) o->path = v;
     else if (!strcmp(a, "--access")) o->access = v;
     else if (!strcmp(a, "--read")) o->read = v;
+    else if (!strcmp(a, "--stage")) o->stage = v;
+    else if (!strcmp(a, "--name")) o->name = v;
     else if (!strcmp(a, "--get-ratio")) o->get_ratio = atof(v);
     else if (!strcmp(a, "--zipf")) o->zipf = atof(v);
     else if (!strcmp(a, "--think-us")) o->think_us = atof(v);
@@ -97,6 +105,20 @@ static void parse(int argc, char **argv, struct opts *o) {
   }
   if (!o->path || (strcmp(o->mode, "cache") && strcmp(o->mode, "naive") && strcmp(o->mode, "memory")))
     usage();
+  if (strcmp(o->stage, "all") && strcmp(o->stage, "load") && strcmp(o->stage, "run")) usage();
+  if (strcmp(o->stage, "all") && (!o->name || strchr(o->name, '/'))) usage();
+}
+
+/* After --stage load: the store's pages leave the page cache, so the run
+ * that follows (perhaps in a memory cgroup) starts cold and is charged for
+ * every page it reads. */
+static void drop_page_cache(const char *file) {
+  int fd = open(file, O_RDONLY);
+  if (fd < 0 || fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) {
+    fprintf(stderr, "kv_bench: cannot drop %s from the page cache: %s\n", file, strerror(errno));
+    exit(1);
+  }
+  close(fd);
 }
 
 /* Value of key id, version ver: the first 16 bytes say which. */
@@ -123,8 +145,12 @@ int main(int argc, char **argv) {
   size_t cache = !strcmp(o.mode, "memory") ? (n * ((o.value + 255) / 256 * 256)) * 5 / 4 + (1u << 20) : o.cache;
   size_t log_size = o.log_size ? o.log_size : ((n * rec * 4) + (64u << 20)) & ~(size_t)4095;
   char file[4096], val[32];
-  snprintf(file, sizeof file, "%s/kv-bench-%s-%d-%d.kv", o.path, o.mode, (int)getpid(), rank);
-  unlink(file);
+  if (o.name) snprintf(file, sizeof file, "%s/%s", o.path, o.name);
+  else snprintf(file, sizeof file, "%s/kv-bench-%s-%d-%d.kv", o.path, o.mode, (int)getpid(), rank);
+  int load = strcmp(o.stage, "run") != 0, measure = strcmp(o.stage, "load") != 0;
+  if (load) unlink(file);
+  else if (access(file, R_OK | W_OK) != 0)
+    bench_die("--stage run: %s: %s (load it first with --stage load)", file, strerror(errno));
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, MPISW_KV_BACKEND, strcmp(o.mode, "naive") ? "cache" : "naive");
@@ -165,12 +191,20 @@ int main(int argc, char **argv) {
   char *v = malloc(o.value + 64), *g = malloc(o.value + 64);
 
   double t0 = bench_now();
-  for (uint64_t id = 0; id < n; id++) {
+  for (uint64_t id = 0; load && id < n; id++) {
     fill(v, o.value, id, 0);
     if ((rc = mpisw_kv_put(kv, &id, 8, v, o.value)) != MPI_SUCCESS) bench_die_mpi("load put", rc);
   }
   if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) bench_die_mpi("load sync", rc);
   double load_s = bench_now() - t0;
+  if (!measure) {
+    if ((rc = mpisw_kv_close(&kv)) != MPI_SUCCESS) bench_die_mpi("close", rc);
+    drop_page_cache(file);
+    printf("kv_bench: loaded %zu objects into %s in %.1f s\n", n, file, load_s);
+    free(cdf); free(perm); free(ver); free(v); free(g);
+    MPI_Finalize();
+    return 0;
+  }
 
   size_t total = o.warmup + o.ops, n_get = 0, n_put = 0, errors = 0;
   double *lg = malloc((o.ops + 1) * sizeof *lg), *lp = malloc((o.ops + 1) * sizeof *lp);
@@ -262,7 +296,8 @@ int main(int argc, char **argv) {
          "\"dev_read_bytes\": %lld, "
          "\"dev_write_bytes\": %lld, \"read_bytes_per_op\": %.1f, \"write_bytes_per_op\": %.1f, "
          "\"hit_rate\": %s, \"evictions\": %llu, \"compactions\": %llu, "
-         "\"log_read_bytes\": %llu, \"log_append_bytes\": %llu, \"errors\": %zu}\n",
+         "\"log_read_bytes\": %llu, \"log_append_bytes\": %llu, \"errors\": %zu, "
+         "\"stage\": \"%s\", \"read_ahead_kb\": %ld}\n",
          o.mode, o.access ? "\"" : "", o.access ? o.access : "null", o.access ? "\"" : "",
          strcmp(o.mode, "naive") ? (o.read ? o.read : "poll") : "window", n, o.value,
          strcmp(o.mode, "naive") ? cache : 0, o.ops, o.warmup, o.get_ratio, o.zipf, o.think_us, o.wbuf,
@@ -272,7 +307,8 @@ int main(int argc, char **argv) {
          hit_rate, (unsigned long long)(s1.evictions - s0.evictions),
          (unsigned long long)(s1.compactions - s0.compactions),
          (unsigned long long)(s1.log_read_bytes - s0.log_read_bytes),
-         (unsigned long long)(s1.log_append_bytes - s0.log_append_bytes), errors);
+         (unsigned long long)(s1.log_append_bytes - s0.log_append_bytes), errors, o.stage,
+         dev_read_ahead_kb(o.path));
   fflush(stdout);
   free(cdf); free(perm); free(ver); free(v); free(g); free(lg); free(lp); free(lh);
   MPI_Finalize();

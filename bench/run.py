@@ -250,7 +250,7 @@ class Step:
     """One configuration: a program run (or one fio test), repeated per rep."""
 
     def __init__(self, bench, label, args=None, ranks=0, extra=None, timeout=300,
-                 fio_test=None, size=None, memlimit=None):
+                 fio_test=None, size=None, memlimit=None, prepare=None):
         self.bench = bench
         self.label = label
         self.args = args or []
@@ -260,6 +260,8 @@ class Step:
         self.fio_test = fio_test
         self.size = size
         self.memlimit = memlimit      # bytes: run inside a memory cgroup of this limit
+        self.prepare = prepare        # args of a run of the same program before it, outside
+                                      # the cgroup (e.g. loading a store), or None
 
 
 def mstream_kinds(full):
@@ -600,6 +602,15 @@ class Runner:
         if not os.access(exe, os.X_OK):
             return self.fail(step, rep, cmd, None, f"{exe} is not built "
                              f"(cmake --build {self.a.build})", 0.0)
+        if step.prepare:
+            pre = self.launcher.command(exe, list(step.prepare) + (
+                ["--path", self.workdir] if step.bench in PATH_ARG else []), step.ranks)
+            self.commands[step.label] = (self.launcher.shown(pre) + " && "
+                                         + self.commands[step.label])
+            rc, out, err, secs, timed_out = run_process(pre, self.env(), step.timeout)
+            if rc != 0 or timed_out:
+                return self.fail(step, rep, pre, rc, ("timed out; " if timed_out else "")
+                                 + tail(err, 10), secs, out)
         cgroup_facts, left = {}, None
         if step.memlimit:
             if self.cgroup_support is None:
@@ -917,6 +928,11 @@ def by_rep(runs, metric, **match):
 def ratio_values(num, den):
     """num / den per rep (the same rep of both), where den is non-zero."""
     return [num[k] / den[k] for k in num if k in den and den[k]]
+
+
+def fmt_ratio(x):
+    """Three decimals, or three significant digits for ratios below 0.001."""
+    return f"{x:.3f}" if abs(x) >= 0.001 or x == 0 else f"{x:.3g}"
 
 
 def ratio_stats(num, den):
@@ -1369,8 +1385,8 @@ def readme_section(doc):
                 continue
             name = r["name"] + (f" ({human_bytes(r['bytes'])})"
                                 if isinstance(r.get("bytes"), int) else "")
-            rows.append([name, f"{r['min']:.3f}", f"**{r['median']:.3f}**",
-                         f"{r['max']:.3f}", r["detail"]])
+            rows.append([name, fmt_ratio(r['min']), f"**{fmt_ratio(r['median'])}**",
+                         fmt_ratio(r['max']), r["detail"]])
         s.append(md_table(["ratio", "min", "median", "max", "what is divided"], rows))
         # Per-size rows of the built-in RMA ratios; suite modules' per-size
         # rows appear in their own README sections.
@@ -1697,8 +1713,8 @@ def main(argv=None):
     say(f"bench: {os.path.join(a.out, 'README.md')}")
     for r in doc["ratios"]:
         if r.get("bytes") in (None, "all>=64KiB"):
-            say(f"bench: {r['name']} ({r.get('which')}): median {r['median']:.3f} "
-                f"(min {r['min']:.3f}, max {r['max']:.3f}, n={r['n']})")
+            say(f"bench: {r['name']} ({r.get('which')}): median {fmt_ratio(r['median'])} "
+                f"(min {fmt_ratio(r['min'])}, max {fmt_ratio(r['max'])}, n={r['n']})")
     if runner.failures:
         say(f"bench: {len(runner.failures)} FAILED:")
         for f in runner.failures:
