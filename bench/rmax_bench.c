@@ -77,10 +77,12 @@ static void setup(const char *kind, size_t bytes, struct target_mem *t) {
   if (!strcmp(kind, "allocated")) {
     MPI_CHECK(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &t->mem,
                                &t->parent));
+    MPI_CHECK(MPI_Win_set_errhandler(t->parent, MPI_ERRORS_RETURN));
     t->via = t->parent;
     return;
   }
   MPI_CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t->parent));
+  MPI_CHECK(MPI_Win_set_errhandler(t->parent, MPI_ERRORS_RETURN));
   t->via = t->parent;
   if (!strcmp(kind, "dynamic")) {
     if (rank == TARGET) {
@@ -249,6 +251,7 @@ static void threads_test(void) {
   void *base;
   MPI_Win win;
   MPI_CHECK(MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  MPI_CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   for (int scope = 0; scope < 2; scope++) {
     MPI_Info info;
     MPI_Info_create(&info);
@@ -297,6 +300,7 @@ static void order_test(char *buf) {
   MPI_Win win, ord;
   const size_t maxb = opt_max < 65536 ? opt_max : 65536;
   MPI_CHECK(MPI_Win_allocate((MPI_Aint)maxb * 2, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  MPI_CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "mpi_win_order", "true");
@@ -335,9 +339,11 @@ static void order_test(char *buf) {
 
 int main(int argc, char **argv) {
   int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided); /* a failure here aborts */
+  MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
   const char *test = "all";
   int create = 0;
   static struct option lo[] = {{"test", 1, 0, 't'},  {"create", 0, 0, 'c'}, {"iters", 1, 0, 'i'},
