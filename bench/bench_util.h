@@ -56,28 +56,6 @@ static inline void dev_stat_path(const char *path, char *out, size_t len)
     out[0] = '\0';
 }
 
-/* The read_ahead_kb of the block device holding path (a partition's is its
- * disk's), or -1: how much the kernel reads around a page fault. */
-static inline long dev_read_ahead_kb(const char *path)
-{
-  struct stat st;
-  char f[128];
-  long kb = -1;
-  if (stat(path, &st) != 0)
-    return -1;
-  for (int up = 0; up < 2 && kb < 0; up++) {
-    snprintf(f, sizeof f, "/sys/dev/block/%u:%u/%squeue/read_ahead_kb", major(st.st_dev),
-             minor(st.st_dev), up ? "../" : "");
-    FILE *fp = fopen(f, "r");
-    if (fp) {
-      if (fscanf(fp, "%ld", &kb) != 1)
-        kb = -1;
-      fclose(fp);
-    }
-  }
-  return kb;
-}
-
 /* Fields 3 and 7 of the device's stat file: sectors read and written,
  * always in units of 512 bytes. */
 static inline struct io_sample read_dev_io(const char *statpath)

@@ -191,11 +191,13 @@ int main(int argc, char **argv) {
   char *v = malloc(o.value + 64), *g = malloc(o.value + 64);
 
   double t0 = bench_now();
-  for (uint64_t id = 0; load && id < n; id++) {
-    fill(v, o.value, id, 0);
-    if ((rc = mpisw_kv_put(kv, &id, 8, v, o.value)) != MPI_SUCCESS) bench_die_mpi("load put", rc);
+  if (load) {
+    for (uint64_t id = 0; id < n; id++) {
+      fill(v, o.value, id, 0);
+      if ((rc = mpisw_kv_put(kv, &id, 8, v, o.value)) != MPI_SUCCESS) bench_die_mpi("load put", rc);
+    }
+    if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) bench_die_mpi("load sync", rc);
   }
-  if ((rc = mpisw_kv_sync(kv)) != MPI_SUCCESS) bench_die_mpi("load sync", rc);
   double load_s = bench_now() - t0;
   if (!measure) {
     if ((rc = mpisw_kv_close(&kv)) != MPI_SUCCESS) bench_die_mpi("close", rc);
@@ -297,7 +299,7 @@ int main(int argc, char **argv) {
          "\"dev_write_bytes\": %lld, \"read_bytes_per_op\": %.1f, \"write_bytes_per_op\": %.1f, "
          "\"hit_rate\": %s, \"evictions\": %llu, \"compactions\": %llu, "
          "\"log_read_bytes\": %llu, \"log_append_bytes\": %llu, \"errors\": %zu, "
-         "\"stage\": \"%s\", \"read_ahead_kb\": %ld}\n",
+         "\"stage\": \"%s\"}\n",
          o.mode, o.access ? "\"" : "", o.access ? o.access : "null", o.access ? "\"" : "",
          strcmp(o.mode, "naive") ? (o.read ? o.read : "poll") : "window", n, o.value,
          strcmp(o.mode, "naive") ? cache : 0, o.ops, o.warmup, o.get_ratio, o.zipf, o.think_us, o.wbuf,
@@ -307,8 +309,7 @@ int main(int argc, char **argv) {
          hit_rate, (unsigned long long)(s1.evictions - s0.evictions),
          (unsigned long long)(s1.compactions - s0.compactions),
          (unsigned long long)(s1.log_read_bytes - s0.log_read_bytes),
-         (unsigned long long)(s1.log_append_bytes - s0.log_append_bytes), errors, o.stage,
-         dev_read_ahead_kb(o.path));
+         (unsigned long long)(s1.log_append_bytes - s0.log_append_bytes), errors, o.stage);
   fflush(stdout);
   free(cdf); free(perm); free(ver); free(v); free(g); free(lg); free(lp); free(lh);
   MPI_Finalize();

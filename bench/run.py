@@ -787,7 +787,8 @@ def device_info(source):
     if os.path.exists(os.path.join(sysdir, "partition")):
         sysdir = os.path.dirname(os.path.realpath(sysdir))
     for key, rel in (("model", "device/model"), ("rotational", "queue/rotational"),
-                     ("scheduler", "queue/scheduler"), ("sectors", "size")):
+                     ("scheduler", "queue/scheduler"), ("sectors", "size"),
+                     ("read_ahead_kb", "queue/read_ahead_kb")):
         try:
             with open(os.path.join(sysdir, rel)) as f:
                 info[key] = f.read().strip()
@@ -1358,7 +1359,8 @@ def readme_section(doc):
     mem = m.get("memory_bytes")
     dev = m.get("device") or "?"
     di = m.get("device_info") or {}
-    devs = ", ".join(f"{k} {v}" for k, v in di.items() if k in ("model", "rotational"))
+    devs = ", ".join(f"{k} {v}" for k, v in di.items()
+                     if k in ("model", "rotational", "read_ahead_kb"))
     s.append("### Machine")
     s.append("")
     s.append(md_table(["what", "value"], [

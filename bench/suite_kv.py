@@ -20,7 +20,7 @@ SUITES = {"kv": "key-value store: object cache (memory window + log) vs naive ta
                 "90% gets, Zipf 0.99, in a 44 MiB memory cgroup"}
 PROGRAMS = {"kv": "kv_bench"}
 KEY_FIELDS = {"kv": ["mode", "access", "read", "objects", "value", "cache", "ops", "warmup",
-                     "get_ratio", "zipf", "think_us", "wbuf", "memlimit", "read_ahead_kb"]}
+                     "get_ratio", "zipf", "think_us", "wbuf", "memlimit"]}
 METRICS = {"kv": ["get_p50_us", "get_p99_us", "get_hit_p50_us", "put_p50_us", "put_p99_us", "ops_per_s",
                   "read_bytes_per_op", "write_bytes_per_op", "read_MiB", "write_MiB",
                   "dev_read_MiB", "dev_write_MiB", "hit_rate", "cgroup_peak_MiB"]}
@@ -54,19 +54,24 @@ def _args(mode, access, objects, cache, ops, warmup, extra=(), think=0):
     return a
 
 
+def _preloaded(args, name):
+    """(measured run's args, loading run's args) for a store loaded by a first run."""
+    named = ["--name", name]
+    return args + ["--stage", "run"] + named, args + ["--stage", "load"] + named
+
+
 def steps(suite, a, R):
     if suite == "smoke":
         # Tiny runs: the program and the store work end to end, also when a
         # first run loads the store and a second one measures it.
-        naive = _args("naive", None, 2048, 512 * KiB, 4000, 1000)
-        name = ["--name", "kv-bench-smoke-preloaded.kv"]
+        run, load = _preloaded(_args("naive", None, 2048, 512 * KiB, 4000, 1000),
+                               "kv-bench-smoke-preloaded.kv")
         return [R.Step("kv", "kv cache 2048 x 1 KiB objects, 512 KiB cache (tiny)",
                        _args("cache", None, 2048, 512 * KiB, 4000, 1000,
                              ["--log-size", str(16 * MiB)]),
                        ranks=1, timeout=120),
                 R.Step("kv", "kv naive table 2048 x 1 KiB objects, loaded by a first run (tiny)",
-                       naive + ["--stage", "run"] + name, ranks=1, timeout=120,
-                       prepare=naive + ["--stage", "load"] + name)]
+                       run, ranks=1, timeout=120, prepare=load)]
     if suite != "kv":
         return []
     out = []
@@ -79,9 +84,7 @@ def steps(suite, a, R):
         args = _args(mode, access, OBJECTS, CACHE, ops, warmup, think=think)
         prepare = None
         if preload:
-            name = ["--name", f"kv-bench-{mode}-preloaded.kv"]
-            prepare = args + ["--stage", "load"] + name
-            args = args + ["--stage", "run"] + name
+            args, prepare = _preloaded(args, f"kv-bench-{mode}-preloaded.kv")
         out.append(R.Step("kv", label, args, ranks=1, timeout=600, memlimit=memlimit,
                           extra={"memlimit": memlimit}, prepare=prepare))
     return out
@@ -190,11 +193,13 @@ def readme(doc, R):
         return []
     s = ["### Key-value store (kv_bench)", ""]
     table = []
+    # How much a fault reads around: a device fact (records before it was one carry it).
+    ra_dev = (doc.get("machine", {}).get("device_info") or {}).get("read_ahead_kb")
     for x in rows:
         f, m = x["fields"], x["metrics"]
-        access = f.get("access") or ("no hint, read_ahead_kb "
-                                     f"{f['read_ahead_kb']}" if f.get("mode") == "naive"
-                                     and f.get("read_ahead_kb") is not None else "–")
+        ra = f.get("read_ahead_kb", ra_dev)
+        access = f.get("access") or ("no hint" + (f", read_ahead_kb {ra}" if ra else "")
+                                     if f.get("mode") == "naive" else "–")
         table.append([MODE_TEXT.get(f.get("mode"), f.get("mode")), access,
                       f"{f.get('think_us') or 0:g}",
                       f"{f.get('objects')} x {R.human_bytes(f.get('value', 0))}",
@@ -220,6 +225,7 @@ def readme(doc, R):
              "all-in-memory gets find the CPU caches warm, with gaps they do not. "
              "The naive table without a hint is loaded by a run outside the cgroup (its "
              "read-around makes loading inside take many minutes) and measured for fewer "
-             "operations; read_ahead_kb is the device's, how much a fault reads around.")
+             "operations; read_ahead_kb (the device's, in the machine facts) is how much a fault "
+             "reads around.")
     s.append("")
     return s
