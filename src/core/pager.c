@@ -92,7 +92,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->wake_fd = eventfd(0, EFD_CLOEXEC);
   pg->b = calloc(pg->nblocks, sizeof *pg->b);
   pg->workers = calloc((size_t)pg->nworkers, sizeof *pg->workers);
-  if (posix_memalign((void **)&pg->fault_buf, ALIGN, pg->block)) pg->fault_buf = NULL;
+  if (posix_memalign((void **)&pg->fault_buf, PAGER_ALIGN, pg->block)) pg->fault_buf = NULL;
   ring_init(&pg->fifo, pg->nblocks);
   ring_init(&pg->q_evict, pg->nblocks);
   ring_init(&pg->q_flush, pg->nblocks);

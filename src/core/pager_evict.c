@@ -50,8 +50,9 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     pthread_mutex_lock(&pg->mu);
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
-    /* Written, or a sync counted on this eviction: write it in place. */
-    if ((dirty || (bl->flags & F_REFLUSH)) && !(bl->flags & F_READERR)) {
+    /* Written, or a sync counted on this eviction: write it in place (a
+     * block the file could not be read into: flush() reports the error). */
+    if (dirty || (bl->flags & F_REFLUSH)) {
       bl->flags = (unsigned char)((bl->flags & ~F_REFLUSH) | F_FLUSHING);
       pg->flush_pending++;
       ring_push(&pg->q_flush, i);
@@ -89,6 +90,8 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     ring_push(&pg->fifo, i);
   } else {
     bl->state = ABSENT;
+    /* A sync that marked it while it was moving out found what this wrote. */
+    bl->flags &= (unsigned char)~F_REFLUSH;
     if (dirty) bl->flags |= F_ONFILE;
     if (bl->flags & F_STUCK) {
       bl->flags &= (unsigned char)~F_STUCK;
@@ -153,7 +156,7 @@ void *pager_worker_main(void *arg) {
   struct mpisw_pager *pg = wa->pg;
   char *slot = pg->slots + (uint64_t)wa->id * pg->block;
   char *buf = NULL;
-  if (posix_memalign((void **)&buf, ALIGN, pg->block)) buf = NULL;
+  if (posix_memalign((void **)&buf, PAGER_ALIGN, pg->block)) buf = NULL;
   free(wa);
   pthread_mutex_lock(&pg->mu);
   for (;;) {

@@ -43,7 +43,7 @@ struct pm_scan_arg {
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
-#define ALIGN 4096u /* O_DIRECT alignment that every device here accepts */
+#define PAGER_ALIGN 4096u /* O_DIRECT alignment that every device here accepts */
 
 enum { ABSENT, LOADING, PRESENT, EVICTING };
 /* F_STUCK: its last eviction failed (pages pinned, or shared with a forked

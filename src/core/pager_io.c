@@ -49,7 +49,7 @@ int pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *go
     if (r < 0) return errno;
     if (r == 0) break;
     done += (uint64_t)r;
-    if (done % ALIGN) break; /* short read at an unaligned EOF */
+    if (done % PAGER_ALIGN) break; /* short read at an unaligned EOF */
   }
   if (done < n) memset(dst + done, 0, n - done);
   *got = done;
@@ -64,7 +64,7 @@ int pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint6
   *wrote = 0;
   if (off >= pg->data_end) return 0;
   if (n > pg->data_end - off) n = pg->data_end - off;
-  uint64_t aligned = n & ~(uint64_t)(ALIGN - 1);
+  uint64_t aligned = n & ~(uint64_t)(PAGER_ALIGN - 1);
   int rc = mpisw_pwrite_all(pg->dfd, src, aligned, off);
   if (!rc && n > aligned) rc = mpisw_pwrite_all(pg->fd, src + aligned, n - aligned, off + aligned);
   if (!rc) *wrote = n;

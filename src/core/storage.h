@@ -36,10 +36,11 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
 
 /* Makes [off, off+len) backed by real space (posix_fallocate), growing the
  * file if needed, never shrinking it. Block devices: checks their size. */
+int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e);
+
 /* Writes all n bytes of buf at off (retrying short writes and EINTR).
  * 0, or the errno (EIO when the device accepted nothing). */
 int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off);
-int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e);
 
 /* Undoes what open/reserve did (shrinks a grown file, removes a new one). */
 void mpisw_file_rollback(struct mpisw_file *f);
