@@ -4,9 +4,7 @@
  * so the DHT checks a memory table against what the ranks on this node may
  * use: min(MemAvailable, the memory cgroup's room) / ranks on the node. */
 #include <stdio.h>
-#include <stdlib.h>
 
-#include "core/hints.h"
 #include "core/memlimit.h"
 #include "dht.h"
 

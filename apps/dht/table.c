@@ -1,5 +1,6 @@
 /* The two windows of a rank: local volume and overflow heap, with the hints
  * of the chosen kind, zeroed (a reused file may hold an old table). */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,17 +89,19 @@ void dht_table_size(struct dht *t, const struct dht_options *o) {
   t->inserts_per_rank = (uint64_t)(o->fill * (double)o->elements);
 }
 
-uint64_t dht_table_bytes(const struct dht *t) {
-  return (t->elements + t->heap_elements + 1) * (uint64_t)DHT_ENTRY; /* volume + heap */
-}
+static uint64_t volume_bytes(const struct dht *t) { return t->elements * DHT_ENTRY; }
+/* Entry 0 of the heap is its allocation counter. */
+static uint64_t heap_bytes(const struct dht *t) { return (t->heap_elements + 1) * DHT_ENTRY; }
+
+uint64_t dht_table_bytes(const struct dht *t) { return volume_bytes(t) + heap_bytes(t); }
 
 int dht_table_create(struct dht *t, const struct dht_options *o) {
   t->vol.win = t->heap.win = MPI_WIN_NULL;
   /* The volume first: with auto it gets the memory budget before the heap,
    * and it takes most of the accesses. */
-  int rc = allocate(&t->vol, t->elements * DHT_ENTRY, o, "volume", t->rank);
-  if (rc == DHT_OK)
-    rc = allocate(&t->heap, (t->heap_elements + 1) * DHT_ENTRY, o, "heap", t->rank);
+  assert(t->elements > 0); /* dht_table_size first */
+  int rc = allocate(&t->vol, volume_bytes(t), o, "volume", t->rank);
+  if (rc == DHT_OK) rc = allocate(&t->heap, heap_bytes(t), o, "heap", t->rank);
   if (rc != DHT_OK) {
     dht_table_free(t);
     return rc;

@@ -4,11 +4,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+int mpisw_vfail(struct mpisw_error *e, int kind, const char *fmt, va_list ap) {
+  e->kind = kind;
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  return -1;
+}
+
 int mpisw_fail(struct mpisw_error *e, int kind, const char *fmt, ...) {
   va_list ap;
-  e->kind = kind;
   va_start(ap, fmt);
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  mpisw_vfail(e, kind, fmt, ap);
   va_end(ap);
   return -1;
 }

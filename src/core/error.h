@@ -3,6 +3,8 @@
 #ifndef MPISW_CORE_ERROR_H
 #define MPISW_CORE_ERROR_H
 
+#include <stdarg.h>
+
 enum {
   MPISW_K_HINT = 0,
   MPISW_K_NOFILE,
@@ -24,6 +26,8 @@ struct mpisw_error {
 /* Fills *e and returns -1, so failures read `return mpisw_fail(e, ...)`. */
 int mpisw_fail(struct mpisw_error *e, int kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a va_list, for other printf-style error helpers. */
+int mpisw_vfail(struct mpisw_error *e, int kind, const char *fmt, va_list ap);
 
 /* Kind for an errno value from opening or reserving a file. */
 int mpisw_errno_kind(int err);

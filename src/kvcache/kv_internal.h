@@ -199,8 +199,10 @@ int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e);
 int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
                   const void *value, size_t vlen, uint64_t *off, struct mpisw_error *e);
 int kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e);
-/* Reads the record at off of the active region into kv->rbuf and checks
- * it; *rec points at it. */
+/* The record at off of the active region: *rec points into the write buffer
+ * (not yet appended), or at the record read from storage (into kv->rbuf, or
+ * in the window with kv_read=window) after its magic, length and CRC were
+ * checked. */
 int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **rec,
                 struct mpisw_error *e);
 /* Rebuilds the index by scanning the active region; sets tail and seq. */

@@ -210,9 +210,11 @@ int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
 int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **out,
                 struct mpisw_error *e) {
   const char *p;
-  if (off >= kv->tail) {
-    p = kv->wbuf + (off - kv->tail);
-  } else if (kv->o.read_mode == KV_READ_WINDOW || kv->fd_direct < 0) {
+  if (off >= kv->tail) { /* just built by this process, with its CRC: no check */
+    *out = (const struct kv_rec *)(kv->wbuf + (off - kv->tail));
+    return 0;
+  }
+  if (kv->o.read_mode == KV_READ_WINDOW || kv->fd_direct < 0) {
     p = kv->region + off;
     kv->st.log_reads++;
     kv->st.log_read_bytes += len;
@@ -242,10 +244,8 @@ int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv
     kv->st.log_read_bytes += b - a;
   }
   const struct kv_rec *r = (const struct kv_rec *)p;
-  /* The write buffer holds records this process just built (with their
-   * CRC): only what came from storage is checked. */
-  if (off < kv->tail && ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC ||
-                         kv_rec_len(r->klen, r->vlen) != len || r->crc != rec_crc(r)))
+  if ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC || kv_rec_len(r->klen, r->vlen) != len ||
+      r->crc != rec_crc(r))
     return mpisw_fail(e, MPISW_K_IO, "%s: record at offset %llu of region %d is damaged (CRC)",
                       kv->path, (unsigned long long)off, kv->active);
   *out = r;

@@ -13,19 +13,14 @@
 #include "core/path.h"
 #include "kvcache/kv_internal.h"
 
-static int code(const char *routine, struct mpisw_error *e) {
-  return mpisw_error_code(routine, e);
-}
-
 __attribute__((format(printf, 3, 4))) static int fail_code(const char *routine, int kind,
                                                             const char *fmt, ...) {
   struct mpisw_error e;
   va_list ap;
   va_start(ap, fmt);
-  e.kind = kind;
-  vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+  mpisw_vfail(&e, kind, fmt, ap);
   va_end(ap);
-  return code(routine, &e);
+  return mpisw_error_code(routine, &e);
 }
 
 static int usage(const char *routine, const char *msg) {
@@ -139,7 +134,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   }
   if (mpisw_agree(kv->comm, failed, &e, NULL)) {
     release(kv);
-    return code(R, &e);
+    return mpisw_error_code(R, &e);
   }
 
   /* 2. The windows (collective; they agree by themselves). */
@@ -190,7 +185,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
     if (kv->mem_win != MPI_WIN_NULL) mpisw_win_free(&kv->mem_win);
     mpisw_win_free(&kv->log_win);
     release(kv);
-    return code(R, &e);
+    return mpisw_error_code(R, &e);
   }
   *out = kv;
   return MPI_SUCCESS;
@@ -226,7 +221,7 @@ MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const 
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_put(kv, key, klen, value, vlen, &e)
                                              : kv_naive_put(kv, key, klen, value, vlen, &e);
-  return rc < 0 ? code("mpisw_kv_put", &e) : MPI_SUCCESS;
+  return rc < 0 ? mpisw_error_code("mpisw_kv_put", &e) : MPI_SUCCESS;
 }
 
 MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
@@ -239,7 +234,7 @@ MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_get(kv, key, klen, buf, cap, vlen, &e)
                                              : kv_naive_get(kv, key, klen, buf, cap, vlen, &e);
-  if (rc < 0) return code("mpisw_kv_get", &e);
+  if (rc < 0) return mpisw_error_code("mpisw_kv_get", &e);
   return rc ? MPISW_KV_NOTFOUND : MPI_SUCCESS;
 }
 
@@ -250,7 +245,7 @@ MPISW_EXPORT int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen) {
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_delete(kv, key, klen, &e)
                                              : kv_naive_delete(kv, key, klen, &e);
-  if (rc < 0) return code("mpisw_kv_delete", &e);
+  if (rc < 0) return mpisw_error_code("mpisw_kv_delete", &e);
   return rc ? MPISW_KV_NOTFOUND : MPI_SUCCESS;
 }
 
@@ -258,14 +253,14 @@ MPISW_EXPORT int mpisw_kv_compact(mpisw_kv *kv) {
   CHECK_KV("mpisw_kv_compact");
   if (kv->o.backend != KV_BACKEND_CACHE) return MPI_SUCCESS;
   struct mpisw_error e;
-  return kv_log_compact(kv, &e) ? code("mpisw_kv_compact", &e) : MPI_SUCCESS;
+  return kv_log_compact(kv, &e) ? mpisw_error_code("mpisw_kv_compact", &e) : MPI_SUCCESS;
 }
 
 MPISW_EXPORT int mpisw_kv_sync(mpisw_kv *kv) {
   CHECK_KV("mpisw_kv_sync");
   struct mpisw_error e;
   int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_sync(kv, &e) : kv_naive_sync(kv, &e);
-  return rc ? code("mpisw_kv_sync", &e) : MPI_SUCCESS;
+  return rc ? mpisw_error_code("mpisw_kv_sync", &e) : MPI_SUCCESS;
 }
 
 MPISW_EXPORT int mpisw_kv_close(mpisw_kv **pkv) {

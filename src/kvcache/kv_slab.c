@@ -139,7 +139,6 @@ static uint8_t *sk_cell(const struct mpisw_kv *kv, uint64_t h, int r) {
 }
 
 unsigned kv_sketch_add(struct mpisw_kv *kv, uint64_t h) {
-  if (!kv->sketch) return 0;
   unsigned m = 255;
   for (int r = 0; r < 4; r++) {
     uint8_t *c = sk_cell(kv, h, r);

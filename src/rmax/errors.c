@@ -7,8 +7,7 @@
 
 static int make(const char *routine, int kind, const char *fmt, va_list ap) {
   struct mpisw_error e;
-  e.kind = kind;
-  vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+  mpisw_vfail(&e, kind, fmt, ap);
   return mpisw_error_code(routine, &e);
 }
 
