@@ -47,6 +47,9 @@ int rmax_free(MPI_Win *win, int *handled) {
   if (!w) return MPI_SUCCESS;
   if (w->kind == RMAX_PLAIN) {
     rmax_remove(w);
+    /* The window module's arrays go with the MPI window; duplicates that
+     * outlive it must not read them. */
+    w->shift = w->shift_du = NULL;
     if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_SEQ_CST) == 0) rmax_destroy(w);
     return MPI_SUCCESS; /* the caller frees the MPI window */
   }

@@ -9,12 +9,12 @@
 #include "rmax/rmax.h"
 #include "rmax/epoch_api.h"
 
-void rmax_epoch_init(struct rmax_win *root, int known) {
+void rmax_epoch_init(struct rmax_win *root, int counting) {
   __atomic_store_n(&root->ep.lock_all, 0, __ATOMIC_RELAXED);
   for (int r = 0; root->ep.locks && r < root->ep.nranks; r++)
     __atomic_store_n(&root->ep.locks[r], 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&root->ep.counting, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&root->ep.known, known, __ATOMIC_RELEASE);
+  __atomic_store_n(&root->ep.counting, counting, __ATOMIC_RELAXED);
+  __atomic_store_n(&root->ep.known, 1, __ATOMIC_RELEASE);
 }
 
 void rmax_epoch_watch(struct rmax_win *root) {

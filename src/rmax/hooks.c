@@ -13,15 +13,16 @@ void mpisw_rmax_finalize(void) {
   rmax_arena_finalize();
 }
 
-/* Dynamic windows are always tracked (memory handles hang off them, and
- * they are slow anyway); others only when they carry one of the keys. */
+/* Dynamic windows are always tracked, counting their epochs from the start
+ * (memory handles hang off them, and they are slow anyway); others only
+ * when they carry one of the keys. */
 void mpisw_rmax_created(MPI_Win win, MPI_Info info, int dynamic) {
   int n;
   const MPI_Aint *shift, *du;
   int shifted = mpisw_win_disp_map(win, &n, &shift, &du);
   if (dynamic || shifted || (info != MPI_INFO_NULL && rmax_has_keys(info))) {
     /* Without its entry a shifted window's RMA would land at wrong addresses. */
-    if (!rmax_track_new(win, info) && shifted) {
+    if (!rmax_track_new(win, info, dynamic) && shifted) {
       fprintf(stderr, "mpisw: out of memory for a storage window's RMA state\n");
       PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
     }

@@ -96,7 +96,9 @@ int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank,
 MPI_Win rmax_sync_win(MPI_Win win);
 
 /* ---- epoch.c: synchronization through handles ---- */
-void rmax_epoch_init(struct rmax_win *root, int known);
+/* A root tracked from its window's creation: every epoch is seen, so a
+ * missing lock is certain; counting says whether epochs are counted. */
+void rmax_epoch_init(struct rmax_win *root, int counting);
 /* A handle on root asks for ordering: count root's passive epochs from now
  * on (in_passive_epoch needs them; other windows skip the counting). */
 void rmax_epoch_watch(struct rmax_win *root);
@@ -112,7 +114,9 @@ int rmax_has_keys(MPI_Info info);
 void rmax_keys_put(const struct rmax_win *w, MPI_Info info);
 int rmax_thread_scope_supported(void);
 int rmax_intrinsic_supported(void);
-struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info);
+/* counting: count passive epochs from the start (ordered windows, and
+ * dynamic ones, whose memory-handle windows may ask for ordering later). */
+struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info, int counting);
 
 /* ---- arena.c: MPI_Alloc_mem served from one allocated window ---- */
 int rmax_arena_init(void);            /* collective, at MPI_Init */

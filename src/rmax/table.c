@@ -127,11 +127,10 @@ struct rmax_win *rmax_root_of(MPI_Win win) {
 }
 
 /* A root made at window creation knows its epochs from the start. */
-struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info) {
+struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info, int counting) {
   struct rmax_win *w = rmax_root_of(win);
   if (!w) return NULL;
-  rmax_epoch_init(w, 1);
   rmax_keys_from_info(info, &w->keys);
-  if (w->keys.order) __atomic_store_n(&w->ep.counting, 1, __ATOMIC_RELEASE); /* from the start */
+  rmax_epoch_init(w, counting || w->keys.order);
   return w;
 }

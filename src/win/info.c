@@ -54,16 +54,14 @@ int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used) {
     set(*info_used, "alloc_type", "memory");
   } else if (w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED) {
     put_placement(*info_used, &w->p);
-    if (w->kind == MPISW_WIN_STORAGE)
-      set(*info_used, "storage_node_shared", w->node_shared ? "true" : "false");
-    if (w->node_shared) { /* the MPI window underneath has unit 1 and slack pages */
-      char v[8];
-      int f = 0;
-      PMPI_Info_get(*info_used, "alloc_shared_noncontig", 7, v, &f);
-      if (f) PMPI_Info_delete(*info_used, "alloc_shared_noncontig");
-    }
+    char v[8];
     if (w->kind == MPISW_WIN_SHARED)
       set(*info_used, "alloc_shared_noncontig", w->noncontig ? "true" : "false");
+    else
+      set(*info_used, "storage_node_shared", w->node_shared ? "true" : "false");
+    /* the MPI window underneath has unit 1 and slack pages: not the user's */
+    if (w->node_shared && mpisw_info_get(*info_used, "alloc_shared_noncontig", v, sizeof v))
+      PMPI_Info_delete(*info_used, "alloc_shared_noncontig");
   }
   return MPI_SUCCESS;
 }

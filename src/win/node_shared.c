@@ -65,16 +65,19 @@ static int all_eligible(MPI_Comm comm, const struct mpisw_place *p) {
   return !mpisw_any(comm, !eligible(p)) && mpisw_one_node(comm);
 }
 
-/* Maps rank pr's file at the first page boundary of its segment. */
+/* Maps rank pr's file at the first page boundary of its segment. All its
+ * pages must fit in the segment (a mapping cut short would leave the end of
+ * the window off the file; one reaching past it would cover the next rank's
+ * first page): otherwise -1, and the window falls back. */
 static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own_fd,
                     MPI_Aint *shift) {
   uint64_t page = mpisw_page_size();
   *shift = 0;
   if (pr->size <= 0) return 0;
-  uint64_t len = ((uint64_t)pr->size + page - 1) / page * page;
-  if (!seg || len > pr->len) return -1;
+  uint64_t len = pr->len; /* the file's mapping: size rounded up to pages */
+  if (!seg) return -1;
   *shift = (MPI_Aint)((page - (uintptr_t)seg % page) % page);
-  if ((uint64_t)*shift + (uint64_t)pr->size > (uint64_t)seg_size) return -1;
+  if ((uint64_t)*shift + len > (uint64_t)seg_size) return -1;
   int fd = own_fd;
   if (fd < 0) {
     char path[64];
@@ -82,11 +85,6 @@ static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own
     fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) return -1;
   }
-  /* The last page may reach past the segment's end; that is the segment's
-   * own slack page, or the next rank's first page: len is rounded only up
-   * to the end of the slack. */
-  uint64_t room = ((uint64_t)seg_size - (uint64_t)*shift) / page * page;
-  if (len > room) len = room;
   int rc = mpisw_map_file_fixed(seg + *shift, len, fd, pr->off, pr->access);
   if (fd != own_fd) close(fd);
   return rc;
