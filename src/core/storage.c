@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/lustre.h"
@@ -29,6 +31,45 @@ int mpisw_current_umask(void) {
     if (sscanf(line, "Umask: %o", (unsigned *)&mask) == 1) break;
   fclose(f);
   return mask;
+}
+
+/* Another user's file (say, pre-created in a sticky /tmp-like directory
+ * before O_CREAT|O_EXCL found it) could be read by its owner: never reuse it. */
+static int foreign_owner(struct mpisw_error *e, const char *path, uid_t uid) {
+  char name[64] = "";
+  struct passwd pw, *res = NULL;
+  char buf[1024];
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
+    snprintf(name, sizeof name, "'%s' ", res->pw_name);
+  return mpisw_fail(e, MPISW_K_ACCESS,
+                    "storage_alloc_filename: '%s' belongs to user %s(uid %u), not to this "
+                    "process (uid %u); mpisw does not reuse another user's file (its owner "
+                    "could read the window): remove it, chown it to yourself, or name a "
+                    "directory or another file",
+                    path, name, (unsigned)uid, (unsigned)geteuid());
+}
+
+unsigned long mpisw_dir_syncs;
+
+/* A new file is durable only once its directory entry is: fsync the parent
+ * once after creating it. A directory this process may not open for reading
+ * (mode -wx) or a file system without directory fsync is left as it is. */
+static int sync_parent(const char *path, struct mpisw_error *e) {
+  char dir[MPISW_PATH_MAX];
+  mpisw_path_parent(path, dir, sizeof dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int rc = fsync(fd), err = errno;
+  close(fd);
+  if (rc == 0) {
+    __atomic_add_fetch(&mpisw_dir_syncs, 1, __ATOMIC_RELAXED);
+    return 0;
+  }
+  if (err == EINVAL || err == EROFS || err == ENOTSUP || err == EBADF) return 0;
+  return mpisw_fail(e, mpisw_errno_kind(err),
+                    "storage_alloc_filename: '%s': cannot make the new file durable in "
+                    "directory '%s' (fsync: %s)",
+                    path, dir, strerror(err));
 }
 
 void mpisw_file_init(struct mpisw_file *f) {
@@ -127,9 +168,17 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
                       "device nor a directory",
                       path);
   }
+  if (!f->created && !f->blockdev && st.st_uid != geteuid()) {
+    mpisw_file_rollback(f);
+    return foreign_owner(e, path, st.st_uid);
+  }
   f->old_size = (uint64_t)st.st_size;
   if (f->created && (o->striping_factor || o->striping_unit) &&
       mpisw_lustre_set_striping(f->fd, f->path, o->striping_factor, o->striping_unit, e)) {
+    mpisw_file_rollback(f);
+    return -1;
+  }
+  if (f->created && sync_parent(f->path, e)) {
     mpisw_file_rollback(f);
     return -1;
   }
@@ -238,11 +287,60 @@ int mpisw_map_file_fixed(void *addr, uint64_t len, int fd, uint64_t off, unsigne
   return 0;
 }
 
-int mpisw_region_sync(const struct mpisw_region *r, struct mpisw_error *e) {
+/* cachestat(2), Linux 6.5: page-cache state of a file range. */
+#ifndef SYS_cachestat
+#define SYS_cachestat 451
+#endif
+struct cachestat_range_ {
+  uint64_t off, len;
+};
+struct cachestat_ {
+  uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+
+/* Bytes of [off, off+len) of fd the kernel still has to write (dirty or
+ * under write-back); len itself when the kernel cannot tell. */
+static uint64_t pending_bytes(int fd, uint64_t off, uint64_t len) {
+  struct cachestat_range_ range = {off, len};
+  struct cachestat_ cs;
+  if (fd < 0 || syscall(SYS_cachestat, fd, &range, &cs, 0) != 0) return len;
+  uint64_t n = (cs.nr_dirty + cs.nr_writeback) * mpisw_page_size();
+  return n < len ? n : len;
+}
+
+/* After a failed write-back the kernel marks the pages clean (and reports
+ * the error once), so a second msync would write nothing and succeed. Mark
+ * every page still in memory dirty again: an atomic add of 0 to one byte of
+ * each is a write fault that keeps concurrent writers' bytes. Pages the
+ * kernel already dropped are lost; nothing can bring them back. */
+static void redirty(char *addr, uint64_t len) {
+  uint64_t page = mpisw_page_size(), chunk = 65536 * page;
+  unsigned char vec[65536];
+  for (uint64_t at = 0; at < len; at += chunk) {
+    uint64_t n = len - at < chunk ? len - at : chunk;
+    uint64_t pages = (n + page - 1) / page;
+    if (mincore(addr + at, n, vec) != 0) memset(vec, 1, pages);
+    for (uint64_t i = 0; i < pages; i++)
+      if (vec[i] & 1) __atomic_fetch_add((unsigned char *)addr + at + i * page, 0, __ATOMIC_RELAXED);
+  }
+}
+
+int mpisw_region_sync(const struct mpisw_region *r, int fd, int rewrite, uint64_t *written,
+                      struct mpisw_error *e) {
+  if (written) *written = 0;
   if (!r->reserve || !r->l.map_file_len) return 0;
-  if (msync(r->reserve + r->l.map_file_at, r->l.map_file_len, MS_SYNC) != 0)
-    return mpisw_fail(e, mpisw_errno_kind(errno), "msync of %llu bytes failed: %s",
-                      (unsigned long long)r->l.map_file_len, strerror(errno));
+  char *addr = r->reserve + r->l.map_file_at;
+  if (rewrite) redirty(addr, r->l.map_file_len);
+  uint64_t pending = written ? pending_bytes(fd, r->l.map_file_off, r->l.map_file_len) : 0;
+  if (msync(addr, r->l.map_file_len, MS_SYNC) != 0) {
+    int err = errno;
+    return mpisw_fail(e, mpisw_errno_kind(err), "msync of %llu bytes failed: %s%s",
+                      (unsigned long long)r->l.map_file_len, strerror(err),
+                      rewrite ? " (an earlier write-back had failed already: the window's "
+                                "pages were written again and failed again)"
+                              : "");
+  }
+  if (written) *written = pending;
   return 0;
 }
 

@@ -30,7 +30,9 @@ struct mpisw_file_opts {
 void mpisw_file_init(struct mpisw_file *f);
 
 /* Opens path read-write (a directory: creates a unique file inside it).
- * Never follows a symlink as the last component. */
+ * Never follows a symlink as the last component, never reuses a regular
+ * file owned by another user (MPISW_K_ACCESS), and makes a file it creates
+ * durable in its directory (fsync of the parent). */
 int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_file_opts *o,
                     struct mpisw_error *e);
 
@@ -64,13 +66,23 @@ int mpisw_region_map(struct mpisw_region *r, const struct mpisw_layout *l, int f
  * whatever was there, with the access_style advice. 0, or -1 with errno. */
 int mpisw_map_file_fixed(void *addr, uint64_t len, int fd, uint64_t off, unsigned access);
 
-/* Storage part durable on return (msync MS_SYNC). 0 bytes: nothing to do. */
-int mpisw_region_sync(const struct mpisw_region *r, struct mpisw_error *e);
+/* Storage part durable on return (msync MS_SYNC). 0 bytes: nothing to do.
+ * rewrite: an earlier sync failed, and the kernel forgets a failed
+ * write-back once it has reported it, so every page of the storage part
+ * still in memory is marked dirty again first and written anew.
+ * *written (may be NULL): bytes the kernel had to write, the dirty and
+ * under-write-back pages of the file range just before msync (cachestat(2),
+ * Linux 6.5); the whole range when the kernel cannot tell. fd: the file. */
+int mpisw_region_sync(const struct mpisw_region *r, int fd, int rewrite, uint64_t *written,
+                      struct mpisw_error *e);
 
 void mpisw_region_unmap(struct mpisw_region *r);
 
 /* Page size of the machine. */
 uint64_t mpisw_page_size(void);
+
+/* Parent directories made durable after a file was created (for tests). */
+extern unsigned long mpisw_dir_syncs;
 
 /* Process umask, read without changing it. */
 int mpisw_current_umask(void);

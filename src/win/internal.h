@@ -23,7 +23,7 @@ struct mpisw_stats {
   long allocs_storage;         /* MPI_Alloc_mem ranges on storage */
   double bytes_memory;         /* placed in memory by mpisw windows */
   double bytes_storage;        /* placed on storage */
-  double bytes_synced;         /* storage bytes made durable */
+  double bytes_synced;         /* bytes written to storage by syncs (dirty pages, not window sizes) */
   double sync_seconds;         /* time spent in storage syncs */
   long syncs;
 };
@@ -92,6 +92,13 @@ struct mpisw_place {
   double factor;                 /* storage share actually used */
   struct mpisw_pager *pager;     /* storage_backend=pager running, else NULL */
   uint64_t pager_memory;         /* bytes the pager may hold */
+  /* Durability (place.c): a failed mmap write-back is remembered until a
+   * sync writes every page again; a file cut short by another process
+   * fails every later sync. */
+  int sync_failed;
+  uint64_t cut_to;               /* the file's size when found too short, else 0 */
+  int cut;
+  uint64_t pager_written;        /* the pager's bytes_written at the last sync */
 };
 
 /* Places size bytes for one process: file named by the hints (expanded with
@@ -99,7 +106,9 @@ struct mpisw_place {
  * on failure. */
 int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64_t size,
                       int rank, const char *tag, struct mpisw_error *e);
-/* Durable storage part; counts bytes and time. */
+/* Durable storage part; counts bytes written and time. Fails while an
+ * earlier write-back failure is not written again, and for good once the
+ * file is shorter than the window needs (truncated by someone else). */
 int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e);
 /* Unmaps and closes; syncs first unless discard (or sync==0). Returns the
  * sync's result. */

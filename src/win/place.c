@@ -2,8 +2,10 @@
  * reserve space, map. Shared windows use the same pieces from shared.c. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/pager.h"
 #include "core/path.h"
 #include "win/internal.h"
 
@@ -56,14 +58,50 @@ int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64
   return 0;
 }
 
+/* A file another process truncated below the window's end: mmap pages
+ * there raise SIGBUS and the pager would write zeros past the cut, so no
+ * write-back runs and every sync from now on fails (the bytes are gone). */
+static int check_length(struct mpisw_place *p, struct mpisw_error *e) {
+  const struct mpisw_layout *l = &p->region.l;
+  uint64_t need = l->file_off + l->sto_len;
+  struct stat st;
+  if (!p->cut) {
+    if (p->file.blockdev || p->file.fd < 0 || fstat(p->file.fd, &st) != 0 ||
+        (uint64_t)st.st_size >= need)
+      return 0;
+    p->cut = 1;
+    p->cut_to = (uint64_t)st.st_size;
+  }
+  return mpisw_fail(e, MPISW_K_IO,
+                    "the file was truncated to %llu bytes by someone else while the window "
+                    "needs %llu (bytes from offset %llu lost); nothing more is written",
+                    (unsigned long long)p->cut_to, (unsigned long long)need,
+                    (unsigned long long)p->cut_to);
+}
+
+static int backend_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_error *e) {
+  if (!p->pager) {
+    int rc = mpisw_region_sync(&p->region, p->file.fd, p->sync_failed, written, e);
+    p->sync_failed = rc != 0; /* only a whole successful pass clears it */
+    return rc;
+  }
+  int rc = mpisw_pager_place_sync(p, e);
+  struct mpisw_pager_stats s;
+  mpisw_pager_get_stats(p->pager, &s);
+  *written = s.bytes_written - p->pager_written;
+  p->pager_written = s.bytes_written;
+  return rc;
+}
+
 int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
   if (!p->region.l.sto_len) return 0;
   double t0 = mpisw_now();
-  int rc = p->pager ? mpisw_pager_place_sync(p, e) : mpisw_region_sync(&p->region, e);
+  uint64_t written = 0;
+  int rc = check_length(p, e) ? -1 : backend_sync(p, &written, e);
   double dt = mpisw_now() - t0;
   pthread_mutex_lock(&mpisw_lock);
   mpisw_stats.sync_seconds += dt;
-  mpisw_stats.bytes_synced += (double)p->region.l.sto_len;
+  mpisw_stats.bytes_synced += (double)written;
   mpisw_stats.syncs++;
   pthread_mutex_unlock(&mpisw_lock);
   if (rc) {

@@ -58,8 +58,8 @@ int mpisw_win_sync(MPI_Win win) {
   return MPI_SUCCESS;
 }
 
-/* The window is gone when a storage error shows up, so its error handler
- * cannot be called; act as the handler fetched before the free would. */
+/* Only when the window is already gone (see below): act as the handler
+ * fetched before the free would. */
 static int raise_after_free(MPI_Errhandler eh, int code) {
   if (eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL) {
@@ -72,26 +72,68 @@ static int raise_after_free(MPI_Errhandler eh, int code) {
   return code;
 }
 
+/* Returns 0 once every rank of the window has entered MPI_Win_free. A rank
+ * enters it only with its RMA epochs closed, and closing an epoch completes
+ * its RMA at the target too (unlock, fence, complete/wait), so afterwards
+ * nothing more reaches this rank's storage. The barrier runs on a
+ * communicator made from the window's group inside MPI_COMM_WORLD
+ * (MPI_Comm_create_group is collective over that group only). -1 when the
+ * group reaches outside MPI_COMM_WORLD (spawned processes): the same answer
+ * on every rank, since each of them then sees a member outside its world. */
+#define FREE_TAG 0x6d7377
+static int all_ranks_entered(MPI_Win win) {
+  MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  if (PMPI_Win_get_group(win, &g) != MPI_SUCCESS) return -1;
+  int n = 0, outside = 0;
+  PMPI_Group_size(g, &n);
+  int *in = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *in);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  if (!in) outside = 1; /* cannot tell: keep the old way */
+  for (int i = 0; in && i < n; i++) in[i] = i;
+  if (in && PMPI_Group_translate_ranks(g, n, in, world, in + n) != MPI_SUCCESS) outside = 1;
+  for (int i = 0; in && !outside && i < n; i++) outside = in[n + i] == MPI_UNDEFINED;
+  free(in);
+  PMPI_Group_free(&world);
+  int rc = -1;
+  if (!outside) {
+    MPI_Comm c = MPI_COMM_NULL;
+    if (PMPI_Comm_create_group(MPI_COMM_WORLD, g, FREE_TAG, &c) == MPI_SUCCESS) {
+      rc = PMPI_Barrier(c) == MPI_SUCCESS ? 0 : -1;
+      PMPI_Comm_free(&c);
+    }
+  }
+  PMPI_Group_free(&g);
+  return rc;
+}
+
 int mpisw_win_free(MPI_Win *win) {
   struct mpisw_win *w = mpisw_win_lookup(*win);
   if (!w) return PMPI_Win_free(win);
+  int storage = w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED;
+  struct mpisw_error e;
+  int code = MPI_SUCCESS, synced = 0;
+  /* Sync while the window exists, so a storage error reaches the window's
+   * own error handler (a user-defined one included). */
+  if (storage && all_ranks_entered(*win) == 0) {
+    synced = 1;
+    if (!w->p.h.discard && mpisw_place_sync(&w->p, &e))
+      code = mpisw_raise_win(*win, mpisw_error_code("MPI_Win_free", &e));
+  }
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  PMPI_Win_get_errhandler(*win, &eh);
+  if (!synced) PMPI_Win_get_errhandler(*win, &eh);
   /* MPI_Win_free has barrier semantics: after it, no RMA into our storage
-   * is in flight, so the sync below covers everything. */
+   * is in flight, so a sync below covers everything. */
   int rc = PMPI_Win_free(win);
   if (rc != MPI_SUCCESS) {
     mpisw_errhandler_release(&eh);
     return rc;
   }
   mpisw_win_unregister(w);
-  struct mpisw_error e;
-  int failed = 0;
-  if (w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED)
-    failed = mpisw_place_release(&w->p, 1, &e) != 0;
+  if (storage && !synced && mpisw_place_release(&w->p, 1, &e))
+    code = raise_after_free(eh, mpisw_error_code("MPI_Win_free", &e));
+  else if (storage && synced)
+    mpisw_place_release(&w->p, 0, &e);
   mpisw_win_destroy(w);
-  int out = MPI_SUCCESS;
-  if (failed) out = raise_after_free(eh, mpisw_error_code("MPI_Win_free", &e));
   mpisw_errhandler_release(&eh);
-  return out;
+  return code;
 }
