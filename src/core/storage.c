@@ -314,15 +314,18 @@ static uint64_t pending_bytes(int fd, uint64_t off, uint64_t len) {
  * each is a write fault that keeps concurrent writers' bytes. Pages the
  * kernel already dropped are lost; nothing can bring them back. */
 static void redirty(char *addr, uint64_t len) {
-  uint64_t page = mpisw_page_size(), chunk = 65536 * page;
-  unsigned char vec[65536];
+  enum { CHUNK_PAGES = 65536 };
+  uint64_t page = mpisw_page_size(), chunk = CHUNK_PAGES * page;
+  unsigned char *vec = malloc(CHUNK_PAGES); /* not on the stack: any thread may sync */
   for (uint64_t at = 0; at < len; at += chunk) {
     uint64_t n = len - at < chunk ? len - at : chunk;
     uint64_t pages = (n + page - 1) / page;
-    if (mincore(addr + at, n, vec) != 0) memset(vec, 1, pages);
+    int all = !vec || mincore(addr + at, n, vec) != 0; /* cannot tell: touch every page */
     for (uint64_t i = 0; i < pages; i++)
-      if (vec[i] & 1) __atomic_fetch_add((unsigned char *)addr + at + i * page, 0, __ATOMIC_RELAXED);
+      if (all || (vec[i] & 1))
+        __atomic_fetch_add((unsigned char *)addr + at + i * page, 0, __ATOMIC_RELAXED);
   }
+  free(vec);
 }
 
 int mpisw_region_sync(const struct mpisw_region *r, int fd, int rewrite, uint64_t *written,

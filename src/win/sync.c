@@ -58,8 +58,8 @@ int mpisw_win_sync(MPI_Win win) {
   return MPI_SUCCESS;
 }
 
-/* Only when the window is already gone (see below): act as the handler
- * fetched before the free would. */
+/* Acts as the handler fetched before the free would: for a window already
+ * gone, and for MPI_ERRORS_ARE_FATAL (message on stderr, then abort). */
 static int raise_after_free(MPI_Errhandler eh, int code) {
   if (eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL) {
@@ -114,13 +114,17 @@ int mpisw_win_free(MPI_Win *win) {
   int code = MPI_SUCCESS, synced = 0;
   /* Sync while the window exists, so a storage error reaches the window's
    * own error handler (a user-defined one included). */
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  PMPI_Win_get_errhandler(*win, &eh);
   if (storage && all_ranks_entered(*win) == 0) {
     synced = 1;
-    if (!w->p.h.discard && mpisw_place_sync(&w->p, &e))
-      code = mpisw_raise_win(*win, mpisw_error_code("MPI_Win_free", &e));
+    if (!w->p.h.discard && mpisw_place_sync(&w->p, &e)) {
+      code = mpisw_error_code("MPI_Win_free", &e);
+      /* fatal: print the message ourselves (Open MPI's may be lost in the abort) */
+      if (eh == MPI_ERRORS_ARE_FATAL) raise_after_free(eh, code);
+      else mpisw_raise_win(*win, code);
+    }
   }
-  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  if (!synced) PMPI_Win_get_errhandler(*win, &eh);
   /* MPI_Win_free has barrier semantics: after it, no RMA into our storage
    * is in flight, so a sync below covers everything. */
   int rc = PMPI_Win_free(win);

@@ -11,6 +11,8 @@
  *                              error handler while the window still exists; with
  *                              MPI_ERRORS_RETURN it is returned; remote puts completed
  *                              before the free are in the file.
+ *   t_durability freefatal     the same under MPI_ERRORS_ARE_FATAL: the job aborts with the
+ *                              message (never returns)
  *   t_durability owner         (root) a window file another user made in a sticky
  *                              world-writable directory is refused, an own file reused.
  *   t_durability synced        4 KiB written into a 4 MiB window, synced: the MPISW_REPORT
@@ -218,6 +220,21 @@ static void test_freehandler(void) {
   MPI_Errhandler_free(&eh);
 }
 
+/* MPI_ERRORS_ARE_FATAL on the window: a storage error of the free aborts
+ * the job with the message (ctest checks the output and the exit status). */
+static void test_freefatal(void) {
+  const char *fn = tl_path("fatal-r%d", tl_rank);
+  char *base;
+  MPI_Win win;
+  TL_WALLOC(64 * 1024, MPI_COMM_WORLD, (void **)&base, &win, fn, NULL);
+  CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+  memset(base, 3, 64 * 1024);
+  CHECK(truncate(fn, 0) == 0, "truncate: %s", strerror(errno));
+  int rc = MPI_Win_free(&win);
+  printf("NOT ABORTED: MPI_Win_free returned %d under MPI_ERRORS_ARE_FATAL\n", rc);
+  fflush(stdout);
+}
+
 static void test_owner(void) {
   if (!tl_is_root()) tl_skip("needs root to give a file to another user (chown)");
   const char *sticky = tl_path("sticky");
@@ -262,6 +279,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "truncate")) test_truncate(*arg ? arg : "mmap");
   else if (!strcmp(mode, "freehandler")) test_freehandler();
   else if (!strcmp(mode, "owner")) test_owner();
+  else if (!strcmp(mode, "freefatal")) test_freefatal();
   else if (!strcmp(mode, "synced")) test_synced();
   else tl_fail(__FILE__, __LINE__, "unknown mode '%s'", mode);
   return tl_finish();
