@@ -70,7 +70,7 @@ struct ring {
 
 struct mpisw_pager {
   char *addr;
-  uint64_t len, block, nblocks, file_off, data_end, zero_from;
+  uint64_t len, block, nblocks, file_off, data_start, data_end, zero_from;
   int fd, dfd, uffd, pagemap, wake_fd, debug;
   struct block *b;
   uint64_t held, max, evq, headroom; /* blocks in memory, limit, queued evictions */

@@ -42,7 +42,7 @@ static struct mpisw_pager *start(char *a, uint64_t len, int fd, uint64_t data_en
                                  uint64_t zero_from, uint64_t memory) {
   struct mpisw_pager_opts o = {.block = BLOCK, .memory = memory, .workers = 3, .readahead = -1, .debug = getenv("PGDBG") ? 2 : 0};
   struct mpisw_error e;
-  struct mpisw_pager *pg = mpisw_pager_start(a, len, fd, 0, data_end, zero_from, &o, &e);
+  struct mpisw_pager *pg = mpisw_pager_start(a, len, fd, 0, 0, data_end, zero_from, &o, &e);
   if (!pg) fprintf(stderr, "pager_start: %s\n", e.msg);
   return pg;
 }
