@@ -36,7 +36,7 @@ void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   bl->state = PRESENT;
   /* an overwrite hint read as zeros: the block differs from the file */
   if (fresh && (bl->flags & F_OVERWRITE)) bl->hash = ~h;
-  bl->flags &= (unsigned char)~F_OVERWRITE;
+  bl->flags &= ~(unsigned)F_OVERWRITE;
   if (rc) bl->flags |= F_READERR;
   if (bl->flags & F_FLUSHING) { /* a sync saw it written while loading */
     ring_push(&pg->q_flush, (uint32_t)i);

@@ -51,14 +51,20 @@ enum { ABSENT, LOADING, PRESENT, EVICTING };
  * F_REFLUSH: a sync write-protected pages of it while a flush or an eviction
  * was under way or queued, which must then write it (again).
  * F_READERR: the file could not be read into it: never written back (its
- * zeros would overwrite the file's data); the next load reads again. */
+ * zeros would overwrite the file's data); the next load reads again.
+ * F_WFAIL: an eviction could not write it (device error, full device): it
+ * stays in memory, also F_STUCK so the budget stretches and no fault waits
+ * for room it cannot give, and evictions pass it by (retrying would only
+ * fail again) until a sync's flush writes it; every sync until then
+ * reports the error. */
 enum {
   F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32,
-  F_REFLUSH = 64, F_READERR = 128
+  F_REFLUSH = 64, F_READERR = 128, F_WFAIL = 256
 };
 
 struct block {
-  unsigned char state, flags;
+  unsigned char state;
+  unsigned flags;
   uint64_t hash; /* of the contents when they last matched the file */
 };
 
