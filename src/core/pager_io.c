@@ -31,6 +31,7 @@ uint64_t pager_hash_block(const void *p, uint64_t n) {
 }
 
 void pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
+  if (pg->debug) fprintf(stderr, "mpisw pager: %s failed: %s\n", what, strerror(err));
   pthread_mutex_lock(&pg->mu);
   if (!pg->err) {
     pg->err = err;

@@ -41,7 +41,14 @@ static void expect_write_err(int rc, const char *what) {
   EXPECT_ERR(rc, cls == nospace ? MPISW_ERR_NOSPACE : MPISW_ERR_IO, "write-back", NULL);
 }
 
+static void check_window(const unsigned char *base, unsigned seed, const char *when) {
+  long bad = tl_verify(base, WS, seed, 0);
+  CHECK(bad < 0, "window byte %ld wrong %s: %s", bad, when,
+        tl_describe(base + bad, 4096 - (size_t)bad % 4096, (size_t)bad));
+}
+
 static void make_room(void) {
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every rank's failing syncs are done */
   if (tl_rank == 0) CHECK(unlink(getenv("MPISW_TEST_FILLER")) == 0, "cannot remove the filler");
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
@@ -68,15 +75,13 @@ int main(int argc, char **argv) {
   }
   unsigned seed = 50 + (unsigned)tl_rank;
   tl_fill(base, WS, seed, 0); /* evict: writes back, and fails, all along */
-  long bad = tl_verify(base, WS, seed, 0);
-  CHECK(bad < 0, "window byte %ld lost after failed write-backs", bad);
+  check_window(base, seed, "after failed write-backs");
   if (!(end_in_free && !evict)) {
     for (int k = 0; k < 2; k++) { /* the error stays until the data is written */
       int rc = sync_rc(win);
       expect_write_err(rc, "MPI_Win_sync");
     }
-    bad = tl_verify(base, WS, seed, 0);
-    CHECK(bad < 0, "window byte %ld lost after failed syncs", bad);
+    check_window(base, seed, "after failed syncs");
   }
   if (end_in_free) {
     int rc = MPI_Win_free(&win);
@@ -86,8 +91,7 @@ int main(int argc, char **argv) {
   make_room();
   CHECK_MPI(sync_rc(win));
   CHECK_FILE_PATTERN(dev, (off_t)tl_rank * WS, WS, seed, 0);
-  bad = tl_verify(base, WS, seed, 0);
-  CHECK(bad < 0, "window byte %ld wrong after the successful sync", bad);
+  check_window(base, seed, "after the successful sync");
   CHECK_MPI(MPI_Win_free(&win));
   CHECK_FILE_PATTERN(dev, (off_t)tl_rank * WS, WS, seed, 0);
   return tl_finish();

@@ -6,6 +6,10 @@
 # loop device fails writes (EIO) while reads still work. COMMAND runs with
 #   MPISW_TEST_DEV     the loop device (use it as storage_alloc_filename)
 #   MPISW_TEST_FILLER  the filler file: removing it makes the device writable
+# The loop driver reports a write that the full tmpfs took only in part as
+# a success (the rest is lost: a lying device, not what this simulates), so
+# the room must be a multiple of the writes' size and alignment: whole MiB
+# here, for writes of 256 KiB blocks at aligned offsets.
 # Runs in a private mount namespace (the tmpfs vanishes with it); the loop
 # device is detached and the tmpfs unmounted on any exit. Needs root;
 # otherwise prints SKIP and exits 77.
