@@ -47,7 +47,11 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     pthread_mutex_unlock(&pg->mu);
     /* Pages shared copy-on-write with a forked child can be moved once they
      * are this process's own; make them so while the block is still ours. */
-    if (first) pager_touch_present(pg, src, n);
+    if (first) {
+      PAGER_WINDOW_ACCESS_BEGIN(); /* atomic adds of zero beside the application's writes */
+      pager_touch_present(pg, src, n);
+      PAGER_WINDOW_ACCESS_END();
+    }
     pthread_mutex_lock(&pg->mu);
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
@@ -132,8 +136,10 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
     pager_set_error(pg, rc, "write-back of a block the file could not be read into");
   } else if (present) {
     pager_scan_written(pg, src, n, 1, NULL);
+    PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
     h = pager_hash_block(src, n);
     rc = pager_write_block(pg, i, src, &wrote);
+    PAGER_WINDOW_ACCESS_END();
     if (rc) { /* not saved: marked written again, for the next sync */
       pager_set_error(pg, rc, "write-back");
       pager_unprotect(pg, src, n);

@@ -15,7 +15,12 @@ void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   char *dst = pg->addr + i * pg->block;
   uint64_t h = pg->zero_hash;
   uint64_t got = 0;
-  int rc = 0, fresh = !(bl->flags & F_ONFILE) || (bl->flags & F_OVERWRITE);
+  /* flags change under mu while the block loads (a sync marks it, a
+   * read-ahead is queued): read them under mu too */
+  pthread_mutex_lock(&pg->mu);
+  unsigned flags = bl->flags;
+  pthread_mutex_unlock(&pg->mu);
+  int rc = 0, fresh = !(flags & F_ONFILE) || (flags & F_OVERWRITE);
   if (fresh) {
     memset(buf, 0, n);
     if (n != pg->block) h = pager_hash_block(buf, n);

@@ -43,6 +43,33 @@ struct pm_scan_arg {
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
+/* The pager's threads hash, write back and touch the application's window
+ * pages while the application may be writing them: by design, since
+ * write-protection (PAGEMAP_SCAN, UFFDIO_MOVE), not memory ordering, tells
+ * which writes the pager has saved. ThreadSanitizer cannot see that
+ * protocol; these brackets hide such accesses (and only those) from it.
+ * They are nothing in a build without -fsanitize=thread. */
+#if defined(__SANITIZE_THREAD__) /* gcc */
+#define PAGER_TSAN 1
+#elif defined(__has_feature) /* clang */
+#if __has_feature(thread_sanitizer)
+#define PAGER_TSAN 1
+#endif
+#endif
+#ifdef PAGER_TSAN
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+#define PAGER_WINDOW_ACCESS_BEGIN() \
+  (AnnotateIgnoreReadsBegin(__FILE__, __LINE__), AnnotateIgnoreWritesBegin(__FILE__, __LINE__))
+#define PAGER_WINDOW_ACCESS_END() \
+  (AnnotateIgnoreWritesEnd(__FILE__, __LINE__), AnnotateIgnoreReadsEnd(__FILE__, __LINE__))
+#else
+#define PAGER_WINDOW_ACCESS_BEGIN() ((void)0)
+#define PAGER_WINDOW_ACCESS_END() ((void)0)
+#endif
+
 #define PAGER_ALIGN 4096u /* O_DIRECT alignment that every device here accepts */
 
 enum { ABSENT, LOADING, PRESENT, EVICTING };
