@@ -1,16 +1,18 @@
 /*
  * The pager on a device whose writes fail (issue 13), under
- * tests/tools/faildev_pager.sh: MPISW_TEST_DEV fails writes once a few MiB
- * are used, until MPISW_TEST_FILLER is removed. Each rank's window is 16 MiB
- * of the device at offset rank*16M.
- *   evict     4 MiB of room, 1 MiB of pager memory: filling the window must
- *             not hang although evictions cannot write (the unwritable
- *             blocks stay in memory); every sync reports the error, the
- *             window keeps every byte; once the device has room the next
+ * tests/tools/faildev.sh: once broken (MPISW_FAILDEV_BREAK) the device
+ * fails every write to a block never written before, until healed
+ * (MPISW_FAILDEV_HEAL). Each rank's window is 16 MiB of the device at
+ * offset rank*16M; its first 4 MiB are written and synced before the break,
+ * so they still take writes afterwards, the rest does not.
+ *   evict     1 MiB of pager memory: filling the window must not hang
+ *             although most evictions cannot write (those blocks stay in
+ *             memory beyond the budget); every sync reports the error, the
+ *             window keeps every byte; once the device is healed the next
  *             sync succeeds and the device holds the data
  *   evict_free     the same, but MPI_Win_free reports the error
  *   noevict   as evict with memory for the whole window (only syncs write)
- *   noevict_free   MPI_Win_free, never synced before, reports the error
+ *   noevict_free   MPI_Win_free, never synced after the break, reports it
  *   t_pager_faildev MODE
  */
 #include <stdio.h>
@@ -47,18 +49,19 @@ static void check_window(const unsigned char *base, unsigned seed, const char *w
         tl_describe(base + bad, 4096 - (size_t)bad % 4096, (size_t)bad));
 }
 
-static void make_room(void) {
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every rank's failing syncs are done */
-  if (tl_rank == 0) CHECK(unlink(getenv("MPISW_TEST_FILLER")) == 0, "cannot remove the filler");
+/* Rank 0 runs the device's break or heal command; the others wait. */
+static void device(const char *var) {
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every rank is done with the device as it was */
+  if (tl_rank == 0) CHECK(system(getenv(var)) == 0, "%s failed: %s", var, getenv(var));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
-  const char *dev = getenv("MPISW_TEST_DEV");
-  CHECK(dev && *dev && getenv("MPISW_TEST_FILLER"),
-        "run under tests/tools/faildev_pager.sh (MPISW_TEST_DEV, MPISW_TEST_FILLER)");
+  const char *dev = getenv("MPISW_FAILDEV");
+  CHECK(dev && *dev && getenv("MPISW_FAILDEV_BREAK") && getenv("MPISW_FAILDEV_HEAL"),
+        "run under tests/tools/faildev.sh (MPISW_FAILDEV, MPISW_FAILDEV_BREAK, _HEAL)");
   int evict = !strncmp(mode, "evict", 5);
   int end_in_free = strstr(mode, "_free") != NULL;
   CHECK(evict || !strncmp(mode, "noevict", 7), "unknown mode '%s'", mode);
@@ -73,8 +76,12 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Win_free(&win));
     tl_skip("the pager cannot run here (the window fell back to mmap)");
   }
+  tl_fill(base, WS / 4, 40 + (unsigned)tl_rank, 0);
+  CHECK_MPI(sync_rc(win)); /* the device has these blocks now */
+  CHECK_FILE_PATTERN(dev, (off_t)tl_rank * WS, WS / 4, 40 + (unsigned)tl_rank, 0);
+  device("MPISW_FAILDEV_BREAK");
   unsigned seed = 50 + (unsigned)tl_rank;
-  tl_fill(base, WS, seed, 0); /* evict: writes back, and fails, all along */
+  tl_fill(base, WS, seed, 0); /* evict: writes back, and mostly fails, all along */
   check_window(base, seed, "after failed write-backs");
   if (!(end_in_free && !evict)) {
     for (int k = 0; k < 2; k++) { /* the error stays until the data is written */
@@ -88,7 +95,7 @@ int main(int argc, char **argv) {
     expect_write_err(rc, "MPI_Win_free");
     return tl_finish();
   }
-  make_room();
+  device("MPISW_FAILDEV_HEAL");
   CHECK_MPI(sync_rc(win));
   CHECK_FILE_PATTERN(dev, (off_t)tl_rank * WS, WS, seed, 0);
   check_window(base, seed, "after the successful sync");
