@@ -72,6 +72,7 @@ int main(int argc, char **argv) {
   /* A last pattern left to MPI_Win_free, which syncs. */
   tl_fill(base, size, seed_of(rounds + 1, tl_rank), size * (size_t)tl_rank);
   CHECK_MPI(MPI_Win_free(&win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* MPI_Win_free may return before the others' */
   check_file(fn, size, rounds + 1, "after MPI_Win_free");
   return tl_finish();
 }
