@@ -49,8 +49,9 @@ static void destroy(struct mpisw_pager *pg) {
 }
 
 struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t file_off,
-                                      uint64_t data_end, uint64_t zero_from,
-                                      const struct mpisw_pager_opts *o, struct mpisw_error *e) {
+                                      uint64_t data_start, uint64_t data_end,
+                                      uint64_t zero_from, const struct mpisw_pager_opts *o,
+                                      struct mpisw_error *e) {
   if (mpisw_pager_probe(e)) return NULL;
   struct mpisw_pager *pg = calloc(1, sizeof *pg);
   if (!pg) return mpisw_fail(e, MPISW_K_NOMEM, "pager: out of memory"), NULL;
@@ -63,6 +64,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->len = len;
   pg->fd = fd;
   pg->file_off = file_off;
+  pg->data_start = data_start;
   pg->data_end = data_end;
   pg->zero_from = zero_from;
   pg->debug = o->debug;

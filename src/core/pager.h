@@ -23,14 +23,15 @@ struct mpisw_pager_opts {
 
 /* The range [addr, addr+len) (page-aligned, already reserved by the caller)
  * mirrors file bytes [file_off, file_off+len) of fd (file_off page-aligned).
- * Only file bytes below data_end are ever written; file bytes at or above
- * zero_from read as zeros without I/O (space the caller just created).
+ * Only file bytes in [data_start, data_end) are ever written (the range's
+ * edges may hold a neighbour's bytes); file bytes at or above zero_from read
+ * as zeros without I/O (space the caller just created).
  * On success the range is anonymous memory served by the pager. On failure
  * (no userfaultfd, missing kernel features, no O_DIRECT) *e says why and the
  * range is left as it was. */
 struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t file_off,
-                                      uint64_t data_end, uint64_t zero_from,
-                                      const struct mpisw_pager_opts *o, struct mpisw_error *e);
+                                      uint64_t data_start, uint64_t data_end,
+                                      uint64_t zero_from, const struct mpisw_pager_opts *o, struct mpisw_error *e);
 
 /* 0 when this process can run a pager at all, else -1 with the reason. */
 int mpisw_pager_probe(struct mpisw_error *e);

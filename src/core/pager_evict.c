@@ -15,7 +15,8 @@ void pager_maybe_evict_locked(struct mpisw_pager *pg) {
   while (pg->held - pg->evq + pg->headroom > pg->max + pg->stuck && pg->fifo.n && tries--) {
     uint32_t i = ring_pop(&pg->fifo);
     struct block *bl = &pg->b[i];
-    if (bl->flags & F_FLUSHING) { /* a sync writes it now: later */
+    /* a sync writes it now: later; an unwritable block waits for a sync */
+    if (bl->flags & (F_FLUSHING | F_WFAIL)) {
       ring_push(&pg->fifo, i);
       continue;
     }
@@ -32,7 +33,7 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   uint64_t n = pager_block_bytes(pg, i);
   pthread_mutex_lock(&pg->mu);
   bl->state = EVICTING;
-  bl->flags &= (unsigned char)~F_EVICTQ;
+  bl->flags &= ~(unsigned)F_EVICTQ;
   pg->evq--;
   pg->nevicting++;
   pthread_mutex_unlock(&pg->mu);
@@ -46,14 +47,18 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
     pthread_mutex_unlock(&pg->mu);
     /* Pages shared copy-on-write with a forked child can be moved once they
      * are this process's own; make them so while the block is still ours. */
-    if (first) pager_touch_present(pg, src, n);
+    if (first) {
+      PAGER_WINDOW_ACCESS_BEGIN(); /* atomic adds of zero beside the application's writes */
+      pager_touch_present(pg, src, n);
+      PAGER_WINDOW_ACCESS_END();
+    }
     pthread_mutex_lock(&pg->mu);
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
     /* Written, or a sync counted on this eviction: write it in place (a
      * block the file could not be read into: flush() reports the error). */
     if (dirty || (bl->flags & F_REFLUSH)) {
-      bl->flags = (unsigned char)((bl->flags & ~F_REFLUSH) | F_FLUSHING);
+      bl->flags = (unsigned)((bl->flags & ~F_REFLUSH) | F_FLUSHING);
       pg->flush_pending++;
       ring_push(&pg->q_flush, i);
       pthread_cond_signal(&pg->qcv);
@@ -70,7 +75,7 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   }
   pthread_mutex_lock(&pg->mu); /* out of the window now: no write can follow */
   int refl = (bl->flags & F_REFLUSH) != 0, readerr = (bl->flags & F_READERR) != 0;
-  bl->flags &= (unsigned char)~(F_REFLUSH | F_READERR);
+  bl->flags &= ~(unsigned)(F_REFLUSH | F_READERR);
   pthread_mutex_unlock(&pg->mu);
   if (!dirty) dirty = refl || pager_hash_block(slot, n) != bl->hash;
   if (readerr && dirty) /* its zeros must not replace the file's data */
@@ -85,16 +90,21 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   }
   madvise(slot, pg->block, MADV_DONTNEED);
   pthread_mutex_lock(&pg->mu);
-  if (rc) {
+  if (rc) { /* kept beyond the budget, so the fault waiting for room goes on */
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
+    bl->flags |= F_WFAIL;
+    if (!(bl->flags & F_STUCK)) {
+      bl->flags |= F_STUCK;
+      pg->stuck++;
+    }
   } else {
     bl->state = ABSENT;
     /* A sync that marked it while it was moving out found what this wrote. */
-    bl->flags &= (unsigned char)~F_REFLUSH;
+    bl->flags &= ~(unsigned)F_REFLUSH;
     if (dirty) bl->flags |= F_ONFILE;
     if (bl->flags & F_STUCK) {
-      bl->flags &= (unsigned char)~F_STUCK;
+      bl->flags &= ~(unsigned)F_STUCK;
       pg->stuck--;
     }
     pg->held--;
@@ -117,7 +127,7 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
   uint64_t n = pager_block_bytes(pg, i);
   pthread_mutex_lock(&pg->mu);
   int present = bl->state == PRESENT, readerr = (bl->flags & F_READERR) != 0;
-  bl->flags &= (unsigned char)~F_REFLUSH;
+  bl->flags &= ~(unsigned)F_REFLUSH;
   pthread_mutex_unlock(&pg->mu);
   uint64_t wrote = 0, h = 0;
   int rc = 0;
@@ -126,8 +136,10 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
     pager_set_error(pg, rc, "write-back of a block the file could not be read into");
   } else if (present) {
     pager_scan_written(pg, src, n, 1, NULL);
+    PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
     h = pager_hash_block(src, n);
     rc = pager_write_block(pg, i, src, &wrote);
+    PAGER_WINDOW_ACCESS_END();
     if (rc) { /* not saved: marked written again, for the next sync */
       pager_set_error(pg, rc, "write-back");
       pager_unprotect(pg, src, n);
@@ -139,12 +151,17 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
     bl->flags |= F_ONFILE;
     pg->st.writebacks++;
     pg->st.bytes_written += wrote;
+    if (bl->flags & F_WFAIL) { /* written at last: evictable, back under the budget */
+      bl->flags &= ~(unsigned)(F_WFAIL | F_STUCK);
+      pg->stuck--;
+      pager_maybe_evict_locked(pg);
+    }
   }
   if (present && (bl->flags & F_REFLUSH)) { /* again, still pending */
     ring_push(&pg->q_flush, i);
     pthread_cond_signal(&pg->qcv);
   } else {
-    bl->flags &= (unsigned char)~F_FLUSHING;
+    bl->flags &= ~(unsigned)F_FLUSHING;
     pg->flush_pending--;
   }
   pthread_cond_broadcast(&pg->cv);
@@ -174,7 +191,7 @@ void *pager_worker_main(void *arg) {
     } else {
       uint32_t i = ring_pop(&pg->q_load);
       struct block *bl = &pg->b[i];
-      bl->flags &= (unsigned char)~F_LOADQ;
+      bl->flags &= ~(unsigned)F_LOADQ;
       /* read-ahead never waits for room: dropped when there is none */
       if (bl->state != ABSENT || pg->held + 1 > pg->max + pg->stuck || !buf) {
         if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */

@@ -15,7 +15,12 @@ void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   char *dst = pg->addr + i * pg->block;
   uint64_t h = pg->zero_hash;
   uint64_t got = 0;
-  int rc = 0, fresh = !(bl->flags & F_ONFILE) || (bl->flags & F_OVERWRITE);
+  /* flags change under mu while the block loads (a sync marks it, a
+   * read-ahead is queued): read them under mu too */
+  pthread_mutex_lock(&pg->mu);
+  unsigned flags = bl->flags;
+  pthread_mutex_unlock(&pg->mu);
+  int rc = 0, fresh = !(flags & F_ONFILE) || (flags & F_OVERWRITE);
   if (fresh) {
     memset(buf, 0, n);
     if (n != pg->block) h = pager_hash_block(buf, n);
@@ -36,7 +41,7 @@ void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   bl->state = PRESENT;
   /* an overwrite hint read as zeros: the block differs from the file */
   if (fresh && (bl->flags & F_OVERWRITE)) bl->hash = ~h;
-  bl->flags &= (unsigned char)~F_OVERWRITE;
+  bl->flags &= ~(unsigned)F_OVERWRITE;
   if (rc) bl->flags |= F_READERR;
   if (bl->flags & F_FLUSHING) { /* a sync saw it written while loading */
     ring_push(&pg->q_flush, (uint32_t)i);

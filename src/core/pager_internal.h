@@ -43,6 +43,33 @@ struct pm_scan_arg {
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
+/* The pager's threads hash, write back and touch the application's window
+ * pages while the application may be writing them: by design, since
+ * write-protection (PAGEMAP_SCAN, UFFDIO_MOVE), not memory ordering, tells
+ * which writes the pager has saved. ThreadSanitizer cannot see that
+ * protocol; these brackets hide such accesses (and only those) from it.
+ * They are nothing in a build without -fsanitize=thread. */
+#if defined(__SANITIZE_THREAD__) /* gcc */
+#define PAGER_TSAN 1
+#elif defined(__has_feature) /* clang */
+#if __has_feature(thread_sanitizer)
+#define PAGER_TSAN 1
+#endif
+#endif
+#ifdef PAGER_TSAN
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+#define PAGER_WINDOW_ACCESS_BEGIN() \
+  (AnnotateIgnoreReadsBegin(__FILE__, __LINE__), AnnotateIgnoreWritesBegin(__FILE__, __LINE__))
+#define PAGER_WINDOW_ACCESS_END() \
+  (AnnotateIgnoreWritesEnd(__FILE__, __LINE__), AnnotateIgnoreReadsEnd(__FILE__, __LINE__))
+#else
+#define PAGER_WINDOW_ACCESS_BEGIN() ((void)0)
+#define PAGER_WINDOW_ACCESS_END() ((void)0)
+#endif
+
 #define PAGER_ALIGN 4096u /* O_DIRECT alignment that every device here accepts */
 
 enum { ABSENT, LOADING, PRESENT, EVICTING };
@@ -51,14 +78,20 @@ enum { ABSENT, LOADING, PRESENT, EVICTING };
  * F_REFLUSH: a sync write-protected pages of it while a flush or an eviction
  * was under way or queued, which must then write it (again).
  * F_READERR: the file could not be read into it: never written back (its
- * zeros would overwrite the file's data); the next load reads again. */
+ * zeros would overwrite the file's data); the next load reads again.
+ * F_WFAIL: an eviction could not write it (device error, full device): it
+ * stays in memory, also F_STUCK so the budget stretches and no fault waits
+ * for room it cannot give, and evictions pass it by (retrying would only
+ * fail again) until a sync's flush writes it; every sync until then
+ * reports the error. */
 enum {
   F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32,
-  F_REFLUSH = 64, F_READERR = 128
+  F_REFLUSH = 64, F_READERR = 128, F_WFAIL = 256
 };
 
 struct block {
-  unsigned char state, flags;
+  unsigned char state;
+  unsigned flags;
   uint64_t hash; /* of the contents when they last matched the file */
 };
 
@@ -70,7 +103,7 @@ struct ring {
 
 struct mpisw_pager {
   char *addr;
-  uint64_t len, block, nblocks, file_off, data_end, zero_from;
+  uint64_t len, block, nblocks, file_off, data_start, data_end, zero_from;
   int fd, dfd, uffd, pagemap, wake_fd, debug;
   struct block *b;
   uint64_t held, max, evq, headroom; /* blocks in memory, limit, queued evictions */

@@ -31,6 +31,7 @@ uint64_t pager_hash_block(const void *p, uint64_t n) {
 }
 
 void pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
+  if (pg->debug) fprintf(stderr, "mpisw pager: %s failed: %s\n", what, strerror(err));
   pthread_mutex_lock(&pg->mu);
   if (!pg->err) {
     pg->err = err;
@@ -56,17 +57,36 @@ int pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *go
   return 0;
 }
 
-/* Writes block i's file bytes below data_end: the aligned part with
- * O_DIRECT, an unaligned tail through the page cache. *wrote: bytes written
- * (counted by the caller, under the lock, with the write-back). */
+static int write_buffered(struct mpisw_pager *pg, const char *src, uint64_t lo, uint64_t hi,
+                          uint64_t off) {
+  return lo < hi ? mpisw_pwrite_all(pg->fd, src + (lo - off), hi - lo, lo) : 0;
+}
+
+/* Writes block i's own file bytes, those in [data_start, data_end): whole
+ * pages with O_DIRECT; a page the range shares with a neighbour (an
+ * unaligned edge) through the page cache with a plain pwrite of only our
+ * bytes. The kernel merges byte-range writes into one cached page, so a
+ * neighbour writing its part of that page (pager or mmap, in another
+ * process) loses nothing, with no lock between them; O_DIRECT reads and
+ * writes flush the cache of their range first, and the sync's fdatasync
+ * makes the edges durable. *wrote: bytes written (counted by the caller,
+ * under the lock, with the write-back). */
 int pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
-  uint64_t off = pg->file_off + i * pg->block, n = pager_block_bytes(pg, i);
+  uint64_t off = pg->file_off + i * pg->block, end = off + pager_block_bytes(pg, i);
+  uint64_t lo = off > pg->data_start ? off : pg->data_start;
+  uint64_t hi = end < pg->data_end ? end : pg->data_end;
   *wrote = 0;
-  if (off >= pg->data_end) return 0;
-  if (n > pg->data_end - off) n = pg->data_end - off;
-  uint64_t aligned = n & ~(uint64_t)(PAGER_ALIGN - 1);
-  int rc = mpisw_pwrite_all(pg->dfd, src, aligned, off);
-  if (!rc && n > aligned) rc = mpisw_pwrite_all(pg->fd, src + aligned, n - aligned, off + aligned);
-  if (!rc) *wrote = n;
+  if (lo >= hi) return 0;
+  uint64_t a = (lo + PAGER_ALIGN - 1) & ~(uint64_t)(PAGER_ALIGN - 1);
+  uint64_t b = hi & ~(uint64_t)(PAGER_ALIGN - 1);
+  int rc;
+  if (a >= b) { /* no whole page of ours */
+    rc = write_buffered(pg, src, lo, hi, off);
+  } else {
+    rc = write_buffered(pg, src, lo, a, off);
+    if (!rc) rc = mpisw_pwrite_all(pg->dfd, src + (a - off), b - a, a);
+    if (!rc) rc = write_buffered(pg, src, b, hi, off);
+  }
+  if (!rc) *wrote = hi - lo;
   return rc;
 }

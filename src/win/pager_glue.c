@@ -50,7 +50,8 @@ void mpisw_pager_attach(struct mpisw_place *p) {
   uint64_t zero_from = p->file.blockdev ? UINT64_MAX : p->file.old_size;
   struct mpisw_error e;
   p->pager = mpisw_pager_start(p->region.reserve + l->map_file_at, l->map_file_len, p->file.fd,
-                               l->map_file_off, l->file_off + l->sto_len, zero_from, &o, &e);
+                               l->map_file_off, l->file_off, l->file_off + l->sto_len, zero_from,
+                               &o, &e);
   if (!p->pager) {
     if (debug) fprintf(stderr, "mpisw: storage_backend=pager falls back to mmap: %s\n", e.msg);
     return;

@@ -1,13 +1,15 @@
 /* The pager core without MPI: round trips through a small memory limit
  * (eviction and re-read), durability after sync, fresh space read as zeros
  * without I/O, a partial last page, concurrent writers, the overwrite hint,
- * blocks that cannot be moved out. */
+ * blocks that cannot be moved out, write-backs that fail under eviction. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +44,7 @@ static struct mpisw_pager *start(char *a, uint64_t len, int fd, uint64_t data_en
                                  uint64_t zero_from, uint64_t memory) {
   struct mpisw_pager_opts o = {.block = BLOCK, .memory = memory, .workers = 3, .readahead = -1, .debug = getenv("PGDBG") ? 2 : 0};
   struct mpisw_error e;
-  struct mpisw_pager *pg = mpisw_pager_start(a, len, fd, 0, data_end, zero_from, &o, &e);
+  struct mpisw_pager *pg = mpisw_pager_start(a, len, fd, 0, 0, data_end, zero_from, &o, &e);
   if (!pg) fprintf(stderr, "pager_start: %s\n", e.msg);
   return pg;
 }
@@ -212,14 +214,14 @@ static void test_overwrite_hint(void) {
 struct streamer {
   const volatile char *a;
   uint64_t from, to;
-  volatile int stop;
+  int stop; /* atomic: set by the main thread */
   unsigned long sum;
 };
 
 static void *stream_read(void *arg) {
   struct streamer *s = arg;
-  while (!s->stop)
-    for (uint64_t i = s->from; i < s->to && !s->stop; i += 4096) s->sum += (unsigned char)s->a[i];
+  while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+    for (uint64_t i = s->from; i < s->to && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); i += 4096) s->sum += (unsigned char)s->a[i];
   return NULL;
 }
 
@@ -261,13 +263,57 @@ static void test_move_failures(void) {
     waitpid(child, NULL, 0);
   }
   CHECK(bad == 0);
-  st.stop = 1;
+  __atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
   pthread_join(t, NULL);
   struct mpisw_pager_stats s;
   mpisw_pager_get_stats(pg, &s);
   fprintf(stderr, "move failures: %llu failed moves, %llu evictions\n",
           (unsigned long long)s.move_failures, (unsigned long long)s.evictions);
   CHECK(s.move_failures > 0);
+  mpisw_pager_stop(pg);
+  munmap(a, LEN);
+  free(f);
+  close(fd);
+}
+
+/* Writes past RLIMIT_FSIZE fail (EFBIG; SIGXFSZ ignored), so evictions of
+ * the upper half cannot write: those blocks must stay in memory beyond the
+ * budget (no fault waits for room, no hang), keep their data, and make
+ * every sync fail until the limit goes and a sync writes them. */
+static void test_write_failures(void) {
+  int fd = make_file(LEN, 6);
+  char *a = reserve(LEN);
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 4 * BLOCK);
+  CHECK(pg != NULL);
+  if (!pg) return;
+  struct rlimit old, lim;
+  getrlimit(RLIMIT_FSIZE, &old);
+  lim = old;
+  lim.rlim_cur = LEN / 2;
+  void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+  CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+  for (uint64_t i = 0; i < LEN; i++) a[i] = (char)pattern(i, 7);
+  int bad = 0;
+  for (uint64_t i = 0; i < LEN; i++) bad += (unsigned char)a[i] != pattern(i, 7);
+  CHECK(bad == 0);
+  struct mpisw_error e;
+  for (int k = 0; k < 2; k++) {
+    CHECK(mpisw_pager_sync(pg, &e) != 0);
+    CHECK(strstr(e.msg, "write-back") != NULL);
+  }
+  CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+  signal(SIGXFSZ, oldsig);
+  CHECK(mpisw_pager_sync(pg, &e) == 0);
+  unsigned char *f = malloc(LEN);
+  CHECK(pread(fd, f, LEN, 0) == LEN);
+  bad = 0;
+  for (uint64_t i = 0; i < LEN; i++) bad += f[i] != pattern(i, 7) || (unsigned char)a[i] != pattern(i, 7);
+  CHECK(bad == 0);
+  /* written at last: evictable again, back under the budget */
+  for (uint64_t i = 0; i < LEN; i += 4096) bad += (unsigned char)a[i] != pattern(i, 7);
+  struct mpisw_pager_stats s;
+  mpisw_pager_get_stats(pg, &s);
+  CHECK(bad == 0 && s.evictions > 0);
   mpisw_pager_stop(pg);
   munmap(a, LEN);
   free(f);
@@ -287,6 +333,7 @@ int main(void) {
     test_concurrent();
     test_overwrite_hint();
     test_move_failures();
+    test_write_failures();
   }
   unlink(path);
   return check_summary("test_pager");
