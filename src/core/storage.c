@@ -13,6 +13,7 @@
 
 #include "core/lustre.h"
 #include "core/path.h"
+#include "core/unique.h"
 
 uint64_t mpisw_page_size(void) {
   static uint64_t page;
@@ -62,24 +63,20 @@ static int open_error(struct mpisw_error *e, const char *path, int err) {
                     strerror(err));
 }
 
+/* A file without a name in dir (core/unique.c): it goes with its last user. */
 static int open_unique(struct mpisw_file *f, const char *dir, const struct mpisw_file_opts *o,
                        struct mpisw_error *e) {
-  char host[64];
-  mpisw_path_hostname(host, sizeof host);
-  int n = snprintf(f->path, sizeof f->path, "%s/mpisw-%s-%s-%ld-XXXXXX", dir, host,
-                   o->tag ? o->tag : "x", (long)getpid());
-  if (n <= 0 || (size_t)n >= sizeof f->path)
-    return mpisw_fail(e, MPISW_K_HINT, "storage_alloc_filename: '%s' is too long", dir);
-  int fd = mkostemp(f->path, O_CLOEXEC);
+  int fd = mpisw_unique_create(dir, o->tag, f->path, sizeof f->path);
   if (fd < 0) {
     int err = errno;
     snprintf(f->path, sizeof f->path, "%s", dir);
+    if (err == ENAMETOOLONG)
+      return mpisw_fail(e, MPISW_K_HINT, "storage_alloc_filename: '%s' is too long", dir);
     return open_error(e, dir, err);
   }
   if (o->perm >= 0 && fchmod(fd, (mode_t)(o->perm & ~mpisw_current_umask())) != 0) {
     int err = errno;
     close(fd);
-    unlink(f->path);
     return open_error(e, f->path, err);
   }
   f->fd = fd;
@@ -170,7 +167,7 @@ int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct 
 void mpisw_file_rollback(struct mpisw_file *f) {
   if (f->fd < 0) return;
   if (f->created) {
-    unlink(f->path);
+    if (!f->unique) unlink(f->path); /* a unique file has no name to remove */
   } else if (f->grown && !f->blockdev) {
     if (ftruncate(f->fd, (off_t)f->old_size) != 0) { /* best effort */
     }
@@ -181,7 +178,11 @@ void mpisw_file_rollback(struct mpisw_file *f) {
 
 void mpisw_file_close(struct mpisw_file *f, int remove) {
   if (f->fd < 0) return;
-  if (remove && !f->blockdev) unlink(f->path);
+  if (remove && !f->blockdev && !f->unique) unlink(f->path);
+  int err = !remove && f->unique ? mpisw_unique_keep(f->fd, f->path) : 0;
+  if (err) /* storage_alloc_unlink=false on a unique file: its data is lost */
+    fprintf(stderr, "mpisw: storage_alloc_unlink=false: cannot keep the window's file as '%s': %s\n",
+            f->path, strerror(err));
   close(f->fd);
   f->fd = -1;
 }

@@ -13,7 +13,7 @@ struct mpisw_file {
   int fd;                        /* -1: none */
   char path[MPISW_PATH_MAX];     /* the file actually used */
   int created;                   /* this call made it: removed on rollback */
-  int unique;                    /* a unique name made in a directory */
+  int unique;                    /* made in a directory, without a name (core/unique.h) */
   int blockdev;
   uint64_t old_size;             /* size before this call grew it */
   int grown;
@@ -45,7 +45,8 @@ int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off);
 /* Undoes what open/reserve did (shrinks a grown file, removes a new one). */
 void mpisw_file_rollback(struct mpisw_file *f);
 
-/* Closes; removes the file when remove is set (never a block device). */
+/* Closes; removes the file when remove is set (never a block device). A
+ * unique file has no name: remove unset links it under f->path. */
 void mpisw_file_close(struct mpisw_file *f, int remove);
 
 /* One contiguous window range made of a layout's memory and file parts. */

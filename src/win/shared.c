@@ -18,7 +18,9 @@ struct leader_msg {
   int failed;
   struct mpisw_error err;
   struct mpisw_layout layout;
-  char path[MPISW_PATH_MAX];
+  char path[MPISW_PATH_MAX];     /* for messages, and the file itself when named */
+  int anon;                      /* a unique file without a name: open pid's fd */
+  int pid, fd;
   char shm[64];
 };
 
@@ -49,6 +51,9 @@ static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64
       return -1;
     }
     snprintf(m->path, sizeof m->path, "%s", p->file.path);
+    m->anon = p->file.unique;
+    m->pid = (int)getpid();
+    m->fd = p->file.fd;
   }
   if (m->layout.map_mem_len) {
     snprintf(m->shm, sizeof m->shm, "/mpisw-%ld-%d", (long)getpid(), counter++);
@@ -65,12 +70,28 @@ static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64
   return 0;
 }
 
+/* A peer's view of rank 0's unique file, which has no name: through rank
+ * 0's descriptor (it holds it open until every rank has agreed). */
+static int open_leader_fd(struct mpisw_file *f, const struct leader_msg *m,
+                          struct mpisw_error *e) {
+  char proc[64];
+  mpisw_file_init(f);
+  snprintf(proc, sizeof proc, "/proc/%d/fd/%d", m->pid, m->fd);
+  f->fd = open(proc, O_RDWR | O_CLOEXEC);
+  if (f->fd < 0)
+    return mpisw_fail(e, MPISW_K_ACCESS, "cannot open rank 0's file '%s' through %s: %s",
+                      m->path, proc, strerror(errno));
+  snprintf(f->path, sizeof f->path, "%s", m->path);
+  return 0;
+}
+
 /* Other ranks: open what rank 0 made. */
 static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
                              struct mpisw_error *e) {
   if (m->layout.sto_len) {
     struct mpisw_file_opts o = {0, -1, NULL, 0, 0};
-    if (mpisw_file_open(&p->file, m->path, &o, e)) return -1;
+    if (m->anon ? open_leader_fd(&p->file, m, e) : mpisw_file_open(&p->file, m->path, &o, e))
+      return -1;
   }
   if (m->layout.map_mem_len) {
     p->shm_fd = shm_open(m->shm, O_RDWR | O_CLOEXEC, 0);

@@ -234,7 +234,8 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Win_free(&win));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     CHECK(!tl_exists(u), "storage_alloc_unlink=true: shared window file %s kept", u);
-    /* directory form: one unique node file, removed at free */
+    /* directory form: one unique node file without a name (it goes with
+     * the job), the same file in every process */
     const char *d = tl_path("shdir");
     if (tl_rank == 0) CHECK(mkdir(d, 0700) == 0, "mkdir");
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
@@ -243,11 +244,18 @@ int main(int argc, char **argv) {
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) tl_fail(__FILE__, __LINE__, "shared window in a directory: %s", tl_errstr(rc));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK(tl_count_dir(d, NULL) == 1, "shared window in a directory: %d files, expected one node file",
+    CHECK(tl_count_dir(d, NULL) == 0, "shared window in a directory: %d names, expected none",
           tl_count_dir(d, NULL));
     const char *v = tl_win_info(win, "storage_alloc_filename");
-    CHECK(v && !strncmp(v, d, strlen(d)) && tl_backing(base, v, NULL, NULL) == TL_FILE,
-          "shared directory window not mapped from its file '%s'", v ? v : "(absent)");
+    const char *fdp = tl_file_of(base);
+    CHECK(v && !strncmp(v, d, strlen(d)) && fdp && tl_backing(base, fdp, NULL, NULL) == TL_FILE,
+          "shared directory window '%s' not mapped from a file this process holds", v ? v : "(absent)");
+    struct stat st;
+    CHECK(stat(fdp, &st) == 0, "stat %s", fdp);
+    long ino = (long)st.st_ino, lo = 0, hi = 0;
+    CHECK_MPI(MPI_Allreduce(&ino, &lo, 1, MPI_LONG, MPI_MIN, node));
+    CHECK_MPI(MPI_Allreduce(&ino, &hi, 1, MPI_LONG, MPI_MAX, node));
+    CHECK(lo == hi, "the ranks of a shared directory window map different files");
     CHECK_MPI(MPI_Win_free(&win));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     CHECK(tl_count_dir(d, NULL) == 0, "shared window's unique file not removed at free");

@@ -606,6 +606,30 @@ int tl_count_maps(const char *prefix) {
   return n;
 }
 
+const char *tl_file_of(const void *addr) {
+  static char out[4][64];
+  static int next;
+  load_maps();
+  unsigned long ino = 0;
+  for (size_t i = 0; i < nmaps; i++)
+    if ((uintptr_t)addr >= maps[i].start && (uintptr_t)addr < maps[i].end) ino = maps[i].ino;
+  if (!ino) return NULL;
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *de;
+  char *r = NULL;
+  while (d && !r && (de = readdir(d))) {
+    char p[64];
+    struct stat st;
+    snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
+    if (de->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == ino) {
+      r = out[next++ % 4];
+      snprintf(r, sizeof out[0], "%s", p);
+    }
+  }
+  if (d) closedir(d);
+  return r;
+}
+
 /* ---- privileges ---- */
 
 int tl_is_root(void) { return geteuid() == 0; }
