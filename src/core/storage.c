@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/claim.h"
 #include "core/lustre.h"
 #include "core/path.h"
 #include "core/unique.h"
@@ -135,6 +136,7 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
 
 int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e) {
   if (len == 0) return 0;
+  if (!f->unique && mpisw_claim_range(f->fd, f->path, off, len, e)) return -1; /* before growing */
   if (f->blockdev) {
     uint64_t devsize = 0;
     if (ioctl(f->fd, BLKGETSIZE64, &devsize) != 0)

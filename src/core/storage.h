@@ -35,7 +35,9 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
                     struct mpisw_error *e);
 
 /* Makes [off, off+len) backed by real space (posix_fallocate), growing the
- * file if needed, never shrinking it. Block devices: checks their size. */
+ * file if needed, never shrinking it. Block devices: checks their size.
+ * First claims the range for the window (core/claim.h): MPISW_K_USAGE when
+ * another window holds part of it. */
 int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e);
 
 /* Writes all n bytes of buf at off (retrying short writes and EINTR).

@@ -1,0 +1,28 @@
+#include "core/claim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+int mpisw_claim_range(int fd, const char *path, uint64_t off, uint64_t len,
+                      struct mpisw_error *e) {
+  if (fd < 0 || len == 0) return 0; /* l_len 0 would mean "to the end of the file" */
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = (off_t)off;
+  fl.l_len = (off_t)len;
+  int rc;
+  do rc = fcntl(fd, F_OFD_SETLK, &fl);
+  while (rc != 0 && errno == EINTR);
+  if (rc == 0) return 0;
+  if (errno != EAGAIN && errno != EACCES) return 0; /* no locks here (ENOLCK, EINVAL): unchecked */
+  return mpisw_fail(e, MPISW_K_USAGE,
+                    "storage_alloc_filename: '%s': bytes %llu to %llu are already in use by "
+                    "another window (another rank of this window, another live window on this "
+                    "node, or another job): windows would overwrite each other; give each "
+                    "rank its own file (put %%r in the name, or name a directory) or its own "
+                    "storage_alloc_offset range",
+                    path, (unsigned long long)off, (unsigned long long)(off + len));
+}
