@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 int mpisw_claim_range(int fd, const char *path, uint64_t off, uint64_t len,
                       struct mpisw_error *e) {
@@ -25,4 +26,17 @@ int mpisw_claim_range(int fd, const char *path, uint64_t off, uint64_t len,
                     "rank its own file (put %%r in the name, or name a directory) or its own "
                     "storage_alloc_offset range",
                     path, (unsigned long long)off, (unsigned long long)(off + len));
+}
+
+void mpisw_claim_drop_orphan(struct mpisw_file *f) {
+  if (!f->created || !f->claim_lost || f->unique || f->fd >= 0) return;
+  f->claim_lost = 0;
+  int fd = open(f->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET; /* l_start 0, l_len 0: the whole file */
+  if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type == F_UNLCK) unlink(f->path);
+  close(fd);
 }

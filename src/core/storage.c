@@ -136,7 +136,10 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
 
 int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e) {
   if (len == 0) return 0;
-  if (!f->unique && mpisw_claim_range(f->fd, f->path, off, len, e)) return -1; /* before growing */
+  if (!f->unique && mpisw_claim_range(f->fd, f->path, off, len, e)) { /* before growing */
+    f->claim_lost = 1;
+    return -1;
+  }
   if (f->blockdev) {
     uint64_t devsize = 0;
     if (ioctl(f->fd, BLKGETSIZE64, &devsize) != 0)
@@ -169,7 +172,8 @@ int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct 
 void mpisw_file_rollback(struct mpisw_file *f) {
   if (f->fd < 0) return;
   if (f->created) {
-    if (!f->unique) unlink(f->path); /* a unique file has no name to remove */
+    /* a unique file has no name; one another window claimed is in use */
+    if (!f->unique && !f->claim_lost) unlink(f->path);
   } else if (f->grown && !f->blockdev) {
     if (ftruncate(f->fd, (off_t)f->old_size) != 0) { /* best effort */
     }

@@ -17,6 +17,8 @@ struct mpisw_file {
   int blockdev;
   uint64_t old_size;             /* size before this call grew it */
   int grown;
+  int claim_lost;                /* another window holds some of our bytes (core/claim.h):
+                                  * a file made here is theirs too, kept at rollback */
 };
 
 struct mpisw_file_opts {

@@ -86,7 +86,7 @@ void tl_fail_mpi(const char *file, int line, const char *what, int rc) {
 
 static const char *kind_names[] = {"MPISW_ERR_HINT",    "MPISW_ERR_NOFILE", "MPISW_ERR_ACCESS",
                                    "MPISW_ERR_NOSPACE", "MPISW_ERR_IO",     "MPISW_ERR_NOMEM",
-                                   "MPISW_ERR_REMOTE"};
+                                   "MPISW_ERR_USAGE"};
 
 const char *tl_kind_name(int kind) {
   if (kind >= 0 && kind < (int)(sizeof kind_names / sizeof kind_names[0])) return kind_names[kind];
