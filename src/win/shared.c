@@ -104,7 +104,39 @@ static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
   return 0;
 }
 
-/* Segment offsets in rank order; page-aligned starts when noncontig. */
+/* MPI_Win_shared_query answers what the MPI answers for a memory window of
+ * the same shape (measured; tests/mpi/t_zeroseg.c compares the two at run
+ * time). MPICH 4.0: a segment of size 0 has base NULL; with no bytes on
+ * any rank, every query (MPI_PROC_NULL too) answers size 0, the caller's
+ * own disp_unit and NULL.
+ * Open MPI 4.1 (osc/sm): contiguous segments of size 0 sit where the next
+ * one begins (never NULL, even with no memory at all); with
+ * alloc_shared_noncontig they are NULL and every size is rounded up to whole
+ * pages; with no memory, MPI_PROC_NULL answers 0, 0, NULL. */
+#ifdef OPEN_MPI
+#define ZERO_AT_POSITION(w) (!(w)->noncontig)
+#define SIZES_IN_PAGES(w) ((w)->noncontig)
+#define NONE_OWN_DISP 0
+#else
+#define ZERO_AT_POSITION(w) 0
+#define SIZES_IN_PAGES(w) 0
+#define NONE_OWN_DISP 1
+#endif
+
+static char no_memory; /* a base for segments of size 0 in a window of no bytes */
+
+static void *seg_base(const struct mpisw_win *w, int r) {
+  if (w->seg_size[r] == 0 && !ZERO_AT_POSITION(w)) return NULL;
+  return w->p.region.base ? w->p.region.base + w->seg_off[r] : &no_memory;
+}
+
+static MPI_Aint seg_size_answer(const struct mpisw_win *w, int r) {
+  MPI_Aint page = (MPI_Aint)mpisw_page_size();
+  return SIZES_IN_PAGES(w) ? (w->seg_size[r] + page - 1) / page * page : w->seg_size[r];
+}
+
+/* Segment offsets in rank order; page-aligned starts when noncontig (and
+ * the window ends on a page boundary where sizes are answered in pages). */
 static uint64_t lay_segments(struct mpisw_win *w, const MPI_Aint *pairs) {
   uint64_t at = 0, page = mpisw_page_size();
   for (int r = 0; r < w->nranks; r++) {
@@ -114,6 +146,7 @@ static uint64_t lay_segments(struct mpisw_win *w, const MPI_Aint *pairs) {
     w->seg_disp[r] = pairs[2 * r + 1];
     at += (uint64_t)pairs[2 * r];
   }
+  if (SIZES_IN_PAGES(w)) at = (at + page - 1) / page * page;
   return at;
 }
 
@@ -149,6 +182,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);
   w->p.h = h;
   w->nranks = nranks;
+  w->rank = rank;
   w->noncontig = noncontig_asked(info);
   PMPI_Bcast(&w->noncontig, 1, MPI_INT, 0, comm);
   w->seg_off = calloc((size_t)nranks, sizeof(MPI_Aint));
@@ -207,7 +241,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   }
   free(m);
 
-  char *mybase = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
+  char *mybase = seg_base(w, rank); /* as the MPI's own shared windows give it */
   int rc = mpisw_mpi_win_create(mybase, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
@@ -244,17 +278,19 @@ int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
                w->nranks);
     return mpisw_raise_win(win, mpisw_error_code("MPI_Win_shared_query", &e));
   }
-  if (rank == MPI_PROC_NULL) { /* the first rank with memory */
-    rank = 0;
-    for (int r = 0; r < w->nranks; r++)
-      if (w->seg_size[r] > 0) {
-        rank = r;
-        break;
-      }
+  int first = -1; /* the first rank with bytes: what MPI_PROC_NULL answers */
+  for (int r = 0; r < w->nranks && first < 0; r++)
+    if (w->seg_size[r] > 0) first = r;
+  if (first < 0 && w->kind == MPISW_WIN_SHARED && (rank == MPI_PROC_NULL || NONE_OWN_DISP)) {
+    *size = 0;
+    *disp_unit = NONE_OWN_DISP ? w->seg_disp[w->rank] : 0;
+    *(void **)baseptr = NULL;
+    return MPI_SUCCESS;
   }
+  if (rank == MPI_PROC_NULL) rank = first < 0 ? 0 : first;
   if (w->kind == MPISW_WIN_STORAGE) return mpisw_node_shared_query(w, rank, size, disp_unit, baseptr);
-  *size = w->seg_size[rank];
+  *size = seg_size_answer(w, rank);
   *disp_unit = w->seg_disp[rank];
-  *(void **)baseptr = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
+  *(void **)baseptr = seg_base(w, rank);
   return MPI_SUCCESS;
 }
