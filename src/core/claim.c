@@ -19,12 +19,12 @@ int mpisw_claim_range(int fd, const char *path, uint64_t off, uint64_t len,
   while (rc != 0 && errno == EINTR);
   if (rc == 0) return 0;
   if (errno != EAGAIN && errno != EACCES) return 0; /* no locks here (ENOLCK, EINVAL): unchecked */
+  /* short and %r early: Open MPI cuts error strings at 256 characters */
   return mpisw_fail(e, MPISW_K_USAGE,
-                    "storage_alloc_filename: '%s': bytes %llu to %llu are already in use by "
-                    "another window (another rank of this window, another live window on this "
-                    "node, or another job): windows would overwrite each other; give each "
-                    "rank its own file (put %%r in the name, or name a directory) or its own "
-                    "storage_alloc_offset range",
+                    "storage_alloc_filename: '%s': windows would share bytes %llu-%llu of it "
+                    "(put %%r in the name, name a directory, or give each rank its own "
+                    "storage_alloc_offset range); held by another rank of this window, a live "
+                    "window of this node or another job",
                     path, (unsigned long long)off, (unsigned long long)(off + len));
 }
 

@@ -111,11 +111,12 @@ static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
  * own disp_unit and NULL.
  * Open MPI 4.1 (osc/sm): contiguous segments of size 0 sit where the next
  * one begins (never NULL, even with no memory at all); with
- * alloc_shared_noncontig they are NULL and every size is rounded up to whole
- * pages; with no memory, MPI_PROC_NULL answers 0, 0, NULL. */
-#ifdef OPEN_MPI
-#define ZERO_AT_POSITION(w) (!(w)->noncontig)
-#define SIZES_IN_PAGES(w) ((w)->noncontig)
+ * alloc_shared_noncontig over several processes they are NULL and every
+ * size is rounded up to whole pages; with no memory, MPI_PROC_NULL answers
+ * 0, 0, NULL. */
+#ifdef OPEN_MPI /* one process: osc/sm allocates plainly, noncontig or not */
+#define ZERO_AT_POSITION(w) (!(w)->noncontig || (w)->nranks == 1)
+#define SIZES_IN_PAGES(w) ((w)->noncontig && (w)->nranks > 1)
 #define NONE_OWN_DISP 0
 #else
 #define ZERO_AT_POSITION(w) 0

@@ -111,15 +111,20 @@ int main(int argc, char **argv) {
   /* segments */
   char **ptr = calloc((size_t)nsize, sizeof(char *));
   size_t *prefix = calloc((size_t)nsize + 1, sizeof(size_t));
+  MPI_Aint *qsize = calloc((size_t)nsize, sizeof(MPI_Aint));
   for (int q = 0; q < nsize; q++) {
     MPI_Aint sz = -1;
     int du = -1;
     void *p = NULL;
     CHECK_MPI(MPI_Win_shared_query(win, q, &sz, &du, &p));
-    CHECK(sz == (MPI_Aint)seg_size(mode, q), "shared_query(%d): size %lld, expected %zu", q, (long long)sz,
-          seg_size(mode, q));
+    MPI_Aint want = (MPI_Aint)seg_size(mode, q);
+#ifdef OPEN_MPI /* as its memory windows answer (t_zeroseg.c compares them) */
+    if (noncontig && nsize > 1) want = (want + (MPI_Aint)tl_page - 1) / (MPI_Aint)tl_page * (MPI_Aint)tl_page;
+#endif
+    CHECK(sz == want, "shared_query(%d): size %lld, expected %lld", q, (long long)sz, (long long)want);
     CHECK(du == 1, "shared_query(%d): disp_unit %d", q, du);
     ptr[q] = p;
+    qsize[q] = sz;
     prefix[q + 1] = prefix[q] + seg_size(mode, q);
   }
   CHECK(ptr[nrank] == base || my == 0, "shared_query of my rank gives %p, MPI_Win_allocate_shared gave %p",
@@ -131,7 +136,7 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &du, &p));
     int first = 0;
     while (first < nsize && seg_size(mode, first) == 0) first++;
-    CHECK(p == ptr[first] && sz == (MPI_Aint)seg_size(mode, first),
+    CHECK(p == ptr[first] && sz == qsize[first],
           "shared_query(MPI_PROC_NULL) gave %p size %lld, expected rank %d's segment %p", p, (long long)sz, first,
           (void *)ptr[first]);
   }
@@ -261,6 +266,7 @@ int main(int argc, char **argv) {
     CHECK(tl_count_dir(d, NULL) == 0, "shared window's unique file not removed at free");
   }
   free(ptr);
+  free(qsize);
   free(prefix);
   free(foff);
   MPI_Comm_free(&node);
