@@ -161,6 +161,7 @@ int main(int argc, char **argv) {
   backend = argc > 4 ? argv[4] : "mmap";
   if (!strcmp(mode, "timing")) {
     timing(argc > 3 ? atoi(argv[3]) : 50);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every rank's frees done */
     CHECK(entries() == 0, "timing left %d entries in %s", entries(), dir);
     return tl_finish();
   }
