@@ -20,8 +20,9 @@ struct leader_msg {
   struct mpisw_layout layout;
   char path[MPISW_PATH_MAX];     /* for messages, and the file itself when named */
   int anon;                      /* a unique file without a name: open pid's fd */
-  int pid, fd;
-  char shm[64];
+  int pid, fd;                   /* rank 0 and its descriptor of the file */
+  int shm_fd;                    /* rank 0's memfd of the memory part */
+  char shm[64];                  /* its name, for messages */
 };
 
 static int noncontig_asked(MPI_Info info) {
@@ -55,12 +56,15 @@ static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64
     m->pid = (int)getpid();
     m->fd = p->file.fd;
   }
-  if (m->layout.map_mem_len) {
-    snprintf(m->shm, sizeof m->shm, "/mpisw-%ld-%d", (long)getpid(), counter++);
-    p->shm_fd = shm_open(m->shm, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (m->layout.map_mem_len) { /* a memfd: no name to leave behind in /dev/shm */
+    snprintf(m->shm, sizeof m->shm, "mpisw-shared-%ld-%d", (long)getpid(), counter++);
+    p->shm_fd = memfd_create(m->shm, MFD_CLOEXEC);
+    m->pid = (int)getpid();
+    m->shm_fd = p->shm_fd;
     int err = p->shm_fd < 0 ? errno : posix_fallocate(p->shm_fd, 0, (off_t)m->layout.map_mem_len);
     if (err) {
-      if (p->shm_fd >= 0) shm_unlink(m->shm);
+      if (p->shm_fd >= 0) close(p->shm_fd);
+      p->shm_fd = -1;
       mpisw_file_rollback(&p->file);
       return mpisw_fail(e, MPISW_K_NOMEM,
                         "cannot make %llu bytes of node shared memory for the memory part: %s",
@@ -94,11 +98,13 @@ static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
       return -1;
   }
   if (m->layout.map_mem_len) {
-    p->shm_fd = shm_open(m->shm, O_RDWR | O_CLOEXEC, 0);
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/%d/fd/%d", m->pid, m->shm_fd);
+    p->shm_fd = open(proc, O_RDWR | O_CLOEXEC);
     if (p->shm_fd < 0) {
       mpisw_file_close(&p->file, 0);
-      return mpisw_fail(e, MPISW_K_IO, "cannot open the node's shared memory '%s': %s", m->shm,
-                        strerror(errno));
+      return mpisw_fail(e, MPISW_K_IO, "cannot open the node's shared memory '%s' through %s: %s",
+                        m->shm, proc, strerror(errno));
     }
   }
   return 0;
@@ -228,11 +234,9 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
                                   h.access, &e))
     failed = 1;
   if (mpisw_agree(comm, failed, &e, NULL)) {
-    if (rank == 0 && m->shm[0]) shm_unlink(m->shm);
     mpisw_place_undo(&w->p);
     goto fail_msg;
   }
-  if (rank == 0 && m->shm[0]) shm_unlink(m->shm); /* every rank holds it mapped now */
   w->p.factor = total ? (double)m->layout.sto_len / (double)total : 0.0;
   w->p.remove_at_free = rank == 0 && !w->p.file.blockdev &&
                         (h.unlink == 1 || (h.unlink == -1 && w->p.file.unique));

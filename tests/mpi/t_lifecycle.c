@@ -94,6 +94,28 @@ static void make_all(void) {
   MPI_Info_set(ni, "storage_node_shared", "true");
   CHECK_MPI(MPI_Win_allocate(128 << 10, 1, ni, MPI_COMM_WORLD, &n, &wn));
   tl_fill(n, 128 << 10, 40, 0);
+  /* a shared window half in memory (its memory part is shared too) */
+  if (info == MPI_INFO_NULL) MPI_Info_create(&ni);
+  else MPI_Info_dup(info, &ni);
+  MPI_Info_set(ni, "storage_alloc_factor", "0.5");
+  MPI_Win wh;
+  void *h;
+  int nr, nn;
+  MPI_Comm_rank(node, &nr);
+  MPI_Comm_size(node, &nn);
+  CHECK_MPI(MPI_Win_allocate_shared(3 << 12, 1, ni, node, &h, &wh));
+  tl_fill(h, 3 << 12, 50 + (unsigned)nr, 0);
+  CHECK_MPI(MPI_Win_lock_all(0, wh));
+  CHECK_MPI(MPI_Win_sync(wh));
+  CHECK_MPI(MPI_Barrier(node));
+  CHECK_MPI(MPI_Win_sync(wh));
+  CHECK_MPI(MPI_Win_unlock_all(wh));
+  MPI_Aint hs;
+  int hd;
+  char *hp;
+  CHECK_MPI(MPI_Win_shared_query(wh, (nr + 1) % nn, &hs, &hd, &hp));
+  CHECK(hs == 3 << 12 && tl_verify(hp, 3 << 12, 50 + (unsigned)((nr + 1) % nn), 0) < 0,
+        "a neighbour's bytes of a combined shared window are not visible");
   MPI_Info_free(&ni);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   CHECK_MPI(MPI_Win_fence(0, wa));
