@@ -12,3 +12,10 @@ foreach(mode leak kill abort)
     endforeach()
   endforeach()
 endforeach()
+
+# The MPI-free cores behind it: files without names, byte-range claims.
+add_executable(test_claim ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_claim.c $<TARGET_OBJECTS:mpisw_core>)
+target_include_directories(test_claim PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_compile_definitions(test_claim PRIVATE _GNU_SOURCE)
+add_test(NAME unit_test_claim COMMAND test_claim)
+set_tests_properties(unit_test_claim PROPERTIES TIMEOUT 30)
