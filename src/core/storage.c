@@ -134,12 +134,15 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
   return 0;
 }
 
+/* The window's bytes of the file are its own (core/claim.h). */
+static int claim(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e) {
+  if (f->unique || !mpisw_claim_range(f->fd, f->path, off, len, e)) return 0;
+  f->claim_lost = 1;
+  return -1;
+}
+
 int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e) {
   if (len == 0) return 0;
-  if (!f->unique && mpisw_claim_range(f->fd, f->path, off, len, e)) { /* before growing */
-    f->claim_lost = 1;
-    return -1;
-  }
   if (f->blockdev) {
     uint64_t devsize = 0;
     if (ioctl(f->fd, BLKGETSIZE64, &devsize) != 0)
@@ -151,8 +154,9 @@ int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct 
                         "window needs %llu from offset %llu",
                         f->path, (unsigned long long)devsize, (unsigned long long)len,
                         (unsigned long long)off);
-    return 0;
+    return claim(f, off, len, e); /* a range the device cannot hold is that error first */
   }
+  if (claim(f, off, len, e)) return -1; /* before growing the file */
   int err = posix_fallocate(f->fd, (off_t)off, (off_t)len);
   if (err == EINTR) err = posix_fallocate(f->fd, (off_t)off, (off_t)len);
   if (off + len > f->old_size) f->grown = 1; /* even a failed call may have grown it */
