@@ -13,8 +13,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/claim.h"
 #include "core/lustre.h"
 #include "core/path.h"
+#include "core/unique.h"
 
 uint64_t mpisw_page_size(void) {
   static uint64_t page;
@@ -103,24 +105,20 @@ static int open_error(struct mpisw_error *e, const char *path, int err) {
                     strerror(err));
 }
 
+/* A file without a name in dir (core/unique.c): it goes with its last user. */
 static int open_unique(struct mpisw_file *f, const char *dir, const struct mpisw_file_opts *o,
                        struct mpisw_error *e) {
-  char host[64];
-  mpisw_path_hostname(host, sizeof host);
-  int n = snprintf(f->path, sizeof f->path, "%s/mpisw-%s-%s-%ld-XXXXXX", dir, host,
-                   o->tag ? o->tag : "x", (long)getpid());
-  if (n <= 0 || (size_t)n >= sizeof f->path)
-    return mpisw_fail(e, MPISW_K_HINT, "storage_alloc_filename: '%s' is too long", dir);
-  int fd = mkostemp(f->path, O_CLOEXEC);
+  int fd = mpisw_unique_create(dir, o->tag, f->path, sizeof f->path);
   if (fd < 0) {
     int err = errno;
     snprintf(f->path, sizeof f->path, "%s", dir);
+    if (err == ENAMETOOLONG)
+      return mpisw_fail(e, MPISW_K_HINT, "storage_alloc_filename: '%s' is too long", dir);
     return open_error(e, dir, err);
   }
   if (o->perm >= 0 && fchmod(fd, (mode_t)(o->perm & ~mpisw_current_umask())) != 0) {
     int err = errno;
     close(fd);
-    unlink(f->path);
     return open_error(e, f->path, err);
   }
   f->fd = fd;
@@ -185,6 +183,13 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
   return 0;
 }
 
+/* The window's bytes of the file are its own (core/claim.h). */
+static int claim(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e) {
+  if (f->unique || !mpisw_claim_range(f->fd, f->path, off, len, e)) return 0;
+  f->claim_lost = 1;
+  return -1;
+}
+
 int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e) {
   if (len == 0) return 0;
   if (f->blockdev) {
@@ -198,8 +203,9 @@ int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct 
                         "window needs %llu from offset %llu",
                         f->path, (unsigned long long)devsize, (unsigned long long)len,
                         (unsigned long long)off);
-    return 0;
+    return claim(f, off, len, e); /* a range the device cannot hold is that error first */
   }
+  if (claim(f, off, len, e)) return -1; /* before growing the file */
   int err = posix_fallocate(f->fd, (off_t)off, (off_t)len);
   if (err == EINTR) err = posix_fallocate(f->fd, (off_t)off, (off_t)len);
   if (off + len > f->old_size) f->grown = 1; /* even a failed call may have grown it */
@@ -219,7 +225,8 @@ int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct 
 void mpisw_file_rollback(struct mpisw_file *f) {
   if (f->fd < 0) return;
   if (f->created) {
-    unlink(f->path);
+    /* a unique file has no name; one another window claimed is in use */
+    if (!f->unique && !f->claim_lost) unlink(f->path);
   } else if (f->grown && !f->blockdev) {
     if (ftruncate(f->fd, (off_t)f->old_size) != 0) { /* best effort */
     }
@@ -230,7 +237,11 @@ void mpisw_file_rollback(struct mpisw_file *f) {
 
 void mpisw_file_close(struct mpisw_file *f, int remove) {
   if (f->fd < 0) return;
-  if (remove && !f->blockdev) unlink(f->path);
+  if (remove && !f->blockdev && !f->unique) unlink(f->path);
+  int err = !remove && f->unique ? mpisw_unique_keep(f->fd, f->path) : 0;
+  if (err) /* storage_alloc_unlink=false on a unique file: its data is lost */
+    fprintf(stderr, "mpisw: storage_alloc_unlink=false: cannot keep the window's file as '%s': %s\n",
+            f->path, strerror(err));
   close(f->fd);
   f->fd = -1;
 }

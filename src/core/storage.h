@@ -13,10 +13,12 @@ struct mpisw_file {
   int fd;                        /* -1: none */
   char path[MPISW_PATH_MAX];     /* the file actually used */
   int created;                   /* this call made it: removed on rollback */
-  int unique;                    /* a unique name made in a directory */
+  int unique;                    /* made in a directory, without a name (core/unique.h) */
   int blockdev;
   uint64_t old_size;             /* size before this call grew it */
   int grown;
+  int claim_lost;                /* another window holds some of our bytes (core/claim.h):
+                                  * a file made here is theirs too, kept at rollback */
 };
 
 struct mpisw_file_opts {
@@ -37,7 +39,9 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
                     struct mpisw_error *e);
 
 /* Makes [off, off+len) backed by real space (posix_fallocate), growing the
- * file if needed, never shrinking it. Block devices: checks their size. */
+ * file if needed, never shrinking it. Block devices: checks their size.
+ * First claims the range for the window (core/claim.h): MPISW_K_USAGE when
+ * another window holds part of it. */
 int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct mpisw_error *e);
 
 /* Writes all n bytes of buf at off (retrying short writes and EINTR).
@@ -47,7 +51,8 @@ int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off);
 /* Undoes what open/reserve did (shrinks a grown file, removes a new one). */
 void mpisw_file_rollback(struct mpisw_file *f);
 
-/* Closes; removes the file when remove is set (never a block device). */
+/* Closes; removes the file when remove is set (never a block device). A
+ * unique file has no name: remove unset links it under f->path. */
 void mpisw_file_close(struct mpisw_file *f, int remove);
 
 /* One contiguous window range made of a layout's memory and file parts. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/claim.h"
 #include "win/internal.h"
 
 int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
@@ -33,6 +34,10 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
   else failed = mpisw_place_local(&w->p, &h, (uint64_t)size, rank, tag, &e) != 0;
   if (mpisw_agree(comm, failed, &e, NULL)) {
     if (w && !failed) mpisw_place_undo(&w->p);
+    /* every rank's claims are gone now: a file a rank made but kept because
+     * another rank had claimed it first (ranks sharing a name) goes too */
+    PMPI_Barrier(comm);
+    if (w) mpisw_claim_drop_orphan(&w->p.file);
     if (w) mpisw_win_destroy(w);
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
   }

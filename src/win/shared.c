@@ -18,8 +18,11 @@ struct leader_msg {
   int failed;
   struct mpisw_error err;
   struct mpisw_layout layout;
-  char path[MPISW_PATH_MAX];
-  char shm[64];
+  char path[MPISW_PATH_MAX];     /* for messages, and the file itself when named */
+  int anon;                      /* a unique file without a name: open pid's fd */
+  int pid, fd;                   /* rank 0 and its descriptor of the file */
+  int shm_fd;                    /* rank 0's memfd of the memory part */
+  char shm[64];                  /* its name, for messages */
 };
 
 static int noncontig_asked(MPI_Info info) {
@@ -49,13 +52,19 @@ static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64
       return -1;
     }
     snprintf(m->path, sizeof m->path, "%s", p->file.path);
+    m->anon = p->file.unique;
+    m->pid = (int)getpid();
+    m->fd = p->file.fd;
   }
-  if (m->layout.map_mem_len) {
-    snprintf(m->shm, sizeof m->shm, "/mpisw-%ld-%d", (long)getpid(), counter++);
-    p->shm_fd = shm_open(m->shm, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (m->layout.map_mem_len) { /* a memfd: no name to leave behind in /dev/shm */
+    snprintf(m->shm, sizeof m->shm, "mpisw-shared-%ld-%d", (long)getpid(), counter++);
+    p->shm_fd = memfd_create(m->shm, MFD_CLOEXEC);
+    m->pid = (int)getpid();
+    m->shm_fd = p->shm_fd;
     int err = p->shm_fd < 0 ? errno : posix_fallocate(p->shm_fd, 0, (off_t)m->layout.map_mem_len);
     if (err) {
-      if (p->shm_fd >= 0) shm_unlink(m->shm);
+      if (p->shm_fd >= 0) close(p->shm_fd);
+      p->shm_fd = -1;
       mpisw_file_rollback(&p->file);
       return mpisw_fail(e, MPISW_K_NOMEM,
                         "cannot make %llu bytes of node shared memory for the memory part: %s",
@@ -65,25 +74,76 @@ static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64
   return 0;
 }
 
+/* A peer's view of rank 0's unique file, which has no name: through rank
+ * 0's descriptor (it holds it open until every rank has agreed). */
+static int open_leader_fd(struct mpisw_file *f, const struct leader_msg *m,
+                          struct mpisw_error *e) {
+  char proc[64];
+  mpisw_file_init(f);
+  snprintf(proc, sizeof proc, "/proc/%d/fd/%d", m->pid, m->fd);
+  f->fd = open(proc, O_RDWR | O_CLOEXEC);
+  if (f->fd < 0)
+    return mpisw_fail(e, MPISW_K_ACCESS, "cannot open rank 0's file '%s' through %s: %s",
+                      m->path, proc, strerror(errno));
+  snprintf(f->path, sizeof f->path, "%s", m->path);
+  return 0;
+}
+
 /* Other ranks: open what rank 0 made. */
 static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
                              struct mpisw_error *e) {
   if (m->layout.sto_len) {
     struct mpisw_file_opts o = {0, -1, NULL, 0, 0};
-    if (mpisw_file_open(&p->file, m->path, &o, e)) return -1;
+    if (m->anon ? open_leader_fd(&p->file, m, e) : mpisw_file_open(&p->file, m->path, &o, e))
+      return -1;
   }
   if (m->layout.map_mem_len) {
-    p->shm_fd = shm_open(m->shm, O_RDWR | O_CLOEXEC, 0);
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/%d/fd/%d", m->pid, m->shm_fd);
+    p->shm_fd = open(proc, O_RDWR | O_CLOEXEC);
     if (p->shm_fd < 0) {
       mpisw_file_close(&p->file, 0);
-      return mpisw_fail(e, MPISW_K_IO, "cannot open the node's shared memory '%s': %s", m->shm,
-                        strerror(errno));
+      return mpisw_fail(e, MPISW_K_IO, "cannot open the node's shared memory '%s' through %s: %s",
+                        m->shm, proc, strerror(errno));
     }
   }
   return 0;
 }
 
-/* Segment offsets in rank order; page-aligned starts when noncontig. */
+/* MPI_Win_shared_query answers what the MPI answers for a memory window of
+ * the same shape (measured; tests/mpi/t_zeroseg.c compares the two at run
+ * time). MPICH 4.0: a segment of size 0 has base NULL; with no bytes on
+ * any rank, every query (MPI_PROC_NULL too) answers size 0, the caller's
+ * own disp_unit and NULL.
+ * Open MPI 4.1 (osc/sm): contiguous segments of size 0 sit where the next
+ * one begins (never NULL, even with no memory at all); with
+ * alloc_shared_noncontig over several processes they are NULL and every
+ * size is rounded up to whole pages; with no memory, MPI_PROC_NULL answers
+ * 0, 0, NULL. */
+#ifdef OPEN_MPI /* one process: osc/sm allocates plainly, noncontig or not */
+#define ZERO_AT_POSITION(w) (!(w)->noncontig || (w)->nranks == 1)
+#define SIZES_IN_PAGES(w) ((w)->noncontig && (w)->nranks > 1)
+#define NONE_OWN_DISP 0
+#else
+#define ZERO_AT_POSITION(w) 0
+#define SIZES_IN_PAGES(w) 0
+#define NONE_OWN_DISP 1
+#endif
+
+static char no_memory; /* a base for segments of size 0 in a window of no bytes */
+
+static void *seg_base(const struct mpisw_win *w, int r) {
+  if (w->seg_size[r] == 0 && !ZERO_AT_POSITION(w)) return NULL;
+  return w->p.region.base ? w->p.region.base + w->seg_off[r] : &no_memory;
+}
+
+static MPI_Aint seg_size_answer(const struct mpisw_win *w, int r) {
+  MPI_Aint page = (MPI_Aint)mpisw_page_size();
+  return SIZES_IN_PAGES(w) ? (w->seg_size[r] + page - 1) / page * page : w->seg_size[r];
+}
+
+/* Segment offsets in rank order; page-aligned starts when noncontig (and
+ * the window ends on a page boundary where sizes are answered in pages). */
 static uint64_t lay_segments(struct mpisw_win *w, const MPI_Aint *pairs) {
   uint64_t at = 0, page = mpisw_page_size();
   for (int r = 0; r < w->nranks; r++) {
@@ -93,6 +153,7 @@ static uint64_t lay_segments(struct mpisw_win *w, const MPI_Aint *pairs) {
     w->seg_disp[r] = pairs[2 * r + 1];
     at += (uint64_t)pairs[2 * r];
   }
+  if (SIZES_IN_PAGES(w)) at = (at + page - 1) / page * page;
   return at;
 }
 
@@ -128,6 +189,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);
   w->p.h = h;
   w->nranks = nranks;
+  w->rank = rank;
   w->noncontig = noncontig_asked(info);
   PMPI_Bcast(&w->noncontig, 1, MPI_INT, 0, comm);
   w->seg_off = calloc((size_t)nranks, sizeof(MPI_Aint));
@@ -172,11 +234,9 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
                                   h.access, &e))
     failed = 1;
   if (mpisw_agree(comm, failed, &e, NULL)) {
-    if (rank == 0 && m->shm[0]) shm_unlink(m->shm);
     mpisw_place_undo(&w->p);
     goto fail_msg;
   }
-  if (rank == 0 && m->shm[0]) shm_unlink(m->shm); /* every rank holds it mapped now */
   w->p.factor = total ? (double)m->layout.sto_len / (double)total : 0.0;
   w->p.remove_at_free = rank == 0 && !w->p.file.blockdev &&
                         (h.unlink == 1 || (h.unlink == -1 && w->p.file.unique));
@@ -186,7 +246,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   }
   free(m);
 
-  char *mybase = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
+  char *mybase = seg_base(w, rank); /* as the MPI's own shared windows give it */
   int rc = mpisw_mpi_win_create(mybase, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
@@ -223,17 +283,19 @@ int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
                w->nranks);
     return mpisw_raise_win(win, mpisw_error_code("MPI_Win_shared_query", &e));
   }
-  if (rank == MPI_PROC_NULL) { /* the first rank with memory */
-    rank = 0;
-    for (int r = 0; r < w->nranks; r++)
-      if (w->seg_size[r] > 0) {
-        rank = r;
-        break;
-      }
+  int first = -1; /* the first rank with bytes: what MPI_PROC_NULL answers */
+  for (int r = 0; r < w->nranks && first < 0; r++)
+    if (w->seg_size[r] > 0) first = r;
+  if (first < 0 && w->kind == MPISW_WIN_SHARED && (rank == MPI_PROC_NULL || NONE_OWN_DISP)) {
+    *size = 0;
+    *disp_unit = NONE_OWN_DISP ? w->seg_disp[w->rank] : 0;
+    *(void **)baseptr = NULL;
+    return MPI_SUCCESS;
   }
+  if (rank == MPI_PROC_NULL) rank = first < 0 ? 0 : first;
   if (w->kind == MPISW_WIN_STORAGE) return mpisw_node_shared_query(w, rank, size, disp_unit, baseptr);
-  *size = w->seg_size[rank];
+  *size = seg_size_answer(w, rank);
   *disp_unit = w->seg_disp[rank];
-  *(void **)baseptr = w->p.region.base ? w->p.region.base + w->seg_off[rank] : NULL;
+  *(void **)baseptr = seg_base(w, rank);
   return MPI_SUCCESS;
 }

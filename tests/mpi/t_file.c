@@ -129,20 +129,27 @@ static void test_directory(void) {
   CHECK(strcmp(fa, fb) != 0, "two windows in one directory use the same file %s", fa);
   CHECK(strncmp(fa, dir, strlen(dir)) == 0 && fa[strlen(dir)] == '/' && !strchr(fa + strlen(dir) + 1, '/'),
         "file %s is not directly inside %s", fa, dir);
+  /* unique files have no name in the directory (they go with the job);
+   * the process reaches them through its descriptors */
+  CHECK(!tl_exists(fa) && !tl_exists(fb), "unique file %s has a name in the directory", fa);
+  char pa[64], pb[64];
+  CHECK(tl_file_of(a) && tl_file_of(b), "no descriptor on the windows' files");
+  snprintf(pa, sizeof pa, "%s", tl_file_of(a));
+  snprintf(pb, sizeof pb, "%s", tl_file_of(b));
   struct stat st;
-  CHECK(stat(fa, &st) == 0 && S_ISREG(st.st_mode), "%s is not a regular file", fa);
+  CHECK(stat(pa, &st) == 0 && S_ISREG(st.st_mode), "%s is not a regular file", fa);
   CHECK((st.st_mode & 0777) == 0600, "unique file %s has mode %o, expected 0600", fa, st.st_mode & 0777);
   CHECK(st.st_size >= WS, "unique file %s is %lld bytes, window %d", fa, (long long)st.st_size, WS);
   check_info_eq(wa, "storage_alloc_unlink", "true");
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   int n = tl_count_dir(dir, NULL);
-  CHECK(n == 2 * tl_size, "directory holds %d files, expected %d (one per window per rank)", n, 2 * tl_size);
+  CHECK(n == 0, "directory holds %d names while unique windows live, expected none", n);
   tl_fill(a, WS, 60 + tl_rank, 0);
   tl_fill(b, WS / 2, 70 + tl_rank, 0);
   TL_SYNC(wa);
   TL_SYNC(wb);
-  CHECK_FILE_PATTERN(fa, 0, WS, 60 + tl_rank, 0);
-  CHECK_FILE_PATTERN(fb, 0, WS / 2, 70 + tl_rank, 0);
+  CHECK_FILE_PATTERN(pa, 0, WS, 60 + tl_rank, 0);
+  CHECK_FILE_PATTERN(pb, 0, WS / 2, 70 + tl_rank, 0);
   CHECK_MPI(MPI_Win_free(&wa));
   CHECK(!tl_exists(fa), "unique file %s not removed at free", fa);
   CHECK_MPI(MPI_Win_free(&wb));
@@ -151,11 +158,12 @@ static void test_directory(void) {
   n = tl_count_dir(dir, NULL);
   CHECK(n == 0, "directory holds %d entries after all windows were freed", n);
 
-  /* storage_alloc_unlink=false keeps the unique file */
+  /* storage_alloc_unlink=false keeps the unique file: it gets its name at free */
   TL_WALLOC(WS, MPI_COMM_WORLD, &a, &wa, dir, "storage_alloc_unlink=false");
   snprintf(fa, sizeof fa, "%s", tl_win_info(wa, "storage_alloc_filename"));
   check_info_eq(wa, "storage_alloc_unlink", "false");
   tl_fill(a, WS, 80 + tl_rank, 0);
+  CHECK(!tl_exists(fa), "storage_alloc_unlink=false: %s has a name before free", fa);
   CHECK_MPI(MPI_Win_free(&wa));
   CHECK(tl_exists(fa), "storage_alloc_unlink=false: unique file %s removed at free", fa);
   CHECK_FILE_PATTERN(fa, 0, WS, 80 + tl_rank, 0);
@@ -168,7 +176,8 @@ static void test_directory(void) {
   snprintf(slash, sizeof slash, "%s/", dir);
   TL_WALLOC(WS, MPI_COMM_WORLD, &a, &wa, slash);
   snprintf(fa, sizeof fa, "%s", tl_win_info(wa, "storage_alloc_filename"));
-  CHECK(tl_exists(fa) && strcmp(fa, slash) != 0, "directory with trailing slash: file %s", fa);
+  CHECK(!strncmp(fa, slash, strlen(slash)) && !strchr(fa + strlen(slash), '/') && tl_file_of(a),
+        "directory with trailing slash: file %s", fa);
   CHECK_MPI(MPI_Win_free(&wa));
   CHECK(!tl_exists(fa), "unique file %s not removed", fa);
 }
@@ -361,7 +370,7 @@ static void test_perm(void) {
   const char *dir = tl_path("permdir-r%d", tl_rank);
   CHECK(mkdir(dir, 0700) == 0, "mkdir");
   TL_WALLOC(WS, MPI_COMM_WORLD, &base, &win, dir, "file_perm=0640");
-  const char *u = tl_win_info(win, "storage_alloc_filename");
+  const char *u = tl_file_of(base);
   CHECK(u && tl_file_mode(u) == 0640, "unique file %s has mode %04o, expected 0640", u ? u : "?",
         u ? (unsigned)tl_file_mode(u) : 0u);
   CHECK_MPI(MPI_Win_free(&win));

@@ -86,7 +86,7 @@ void tl_fail_mpi(const char *file, int line, const char *what, int rc) {
 
 static const char *kind_names[] = {"MPISW_ERR_HINT",    "MPISW_ERR_NOFILE", "MPISW_ERR_ACCESS",
                                    "MPISW_ERR_NOSPACE", "MPISW_ERR_IO",     "MPISW_ERR_NOMEM",
-                                   "MPISW_ERR_REMOTE"};
+                                   "MPISW_ERR_USAGE"};
 
 const char *tl_kind_name(int kind) {
   if (kind >= 0 && kind < (int)(sizeof kind_names / sizeof kind_names[0])) return kind_names[kind];
@@ -604,6 +604,30 @@ int tl_count_maps(const char *prefix) {
   for (size_t i = 0; i < nmaps; i++)
     if (!strncmp(maps[i].path, prefix, strlen(prefix))) n++;
   return n;
+}
+
+const char *tl_file_of(const void *addr) {
+  static char out[4][64];
+  static int next;
+  load_maps();
+  unsigned long ino = 0;
+  for (size_t i = 0; i < nmaps; i++)
+    if ((uintptr_t)addr >= maps[i].start && (uintptr_t)addr < maps[i].end) ino = maps[i].ino;
+  if (!ino) return NULL;
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *de;
+  char *r = NULL;
+  while (d && !r && (de = readdir(d))) {
+    char p[64];
+    struct stat st;
+    snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
+    if (de->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == ino) {
+      r = out[next++ % 4];
+      snprintf(r, sizeof out[0], "%s", p);
+    }
+  }
+  if (d) closedir(d);
+  return r;
 }
 
 /* ---- privileges ---- */

@@ -161,6 +161,9 @@ const char *tl_vmflags(const void *addr);
 int tl_count_fds(void);
 /* Number of mappings whose path starts with prefix. */
 int tl_count_maps(const char *prefix);
+/* "/proc/self/fd/N" of a descriptor this process holds on the file mapped at
+ * addr (same inode), or NULL: reaches files without a name (unique windows). */
+const char *tl_file_of(const void *addr);
 
 /* Root and capabilities. */
 int tl_is_root(void);
