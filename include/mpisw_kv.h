@@ -136,6 +136,8 @@ struct mpisw_kv_stats {
   uint64_t compactions;
   uint64_t cache_bytes;     /* bytes of objects in the memory window */
   uint64_t cache_capacity;
+  uint64_t log_damaged;     /* records the open found damaged and skipped (see
+                               "Damage" above); 0 for a sound file */
 };
 int mpisw_kv_stats(mpisw_kv *kv, struct mpisw_kv_stats *st);
 
