@@ -51,8 +51,9 @@ struct kv_super {
   uint64_t slots, slot_size, objects;  /* naive */
   uint64_t id;             /* random at creation: seeds every CRC of the store's records, so
                               bytes of another store (or of a value) never pass for them */
-  uint64_t end_seq;        /* cache: the active region's records [start_seq, end_seq) were
-                              durable when this copy was written (clean close, compaction) */
+  uint64_t end_seq;        /* cache: the active region's records [start_seq, end_seq) were */
+  uint64_t end_off;        /* durable, and its log ended at end_off, when this copy was
+                              written (clean close, compaction, an open that found damage) */
   uint32_t crc, pad2;
 };
 /* Checks the fields a store is addressed with: 0, or -1 with *e saying which
@@ -235,10 +236,10 @@ struct kv_walk {
   uint64_t skipped;        /* bytes of damaged records and garbage passed over */
   uint64_t first_bad;      /* offset of the first damage met, UINT64_MAX: none */
 };
-/* holes: the region is in the file as the window shows it (at open), so
- * runs of zero blocks can be skipped with SEEK_DATA. */
-void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0, int holes,
-                 kv_rec_fn fn, void *arg, struct kv_walk *w);
+/* From offset known_end on (the log's end when the superblock was written),
+ * an all-zero block where a record could start ends the log. */
+void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
+                 uint64_t known_end, kv_rec_fn fn, void *arg, struct kv_walk *w);
 int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e);
 
 /* ---- kv_cache.c ---- */

@@ -50,7 +50,8 @@ int kv_lock(int fd, const char *path, struct mpisw_error *e) {
   long pid = fstat(fd, &st) == 0 ? lock_holder(st.st_dev, st.st_ino) : 0;
   if (pid == (long)getpid())
     return mpisw_fail(e, MPISW_K_ACCESS, "%s is in use: this process (pid %ld) has the store "
-                      "open already; one open store per file (close it first)", path, pid);
+                      "open already (or a child forked from it keeps its descriptor); one open "
+                      "store per file (close it first)", path, pid);
   if (pid > 0)
     return mpisw_fail(e, MPISW_K_ACCESS, "%s is in use: process %ld has the store open; one "
                       "open store per file (close it there first)", path, pid);

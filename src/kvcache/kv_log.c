@@ -100,26 +100,15 @@ static int block_is_zero(const char *p, uint64_t len) {
   return 1;
 }
 
-/* After the all-zero block at off: the next offset worth scanning. With
- * holes, the file's next data (unwritten space reads as zeros and need not
- * be faulted in); size when there is none. */
-static uint64_t after_zero_block(struct mpisw_kv *kv, const char *region, uint64_t size,
-                                 uint64_t off, int holes) {
-  uint64_t next = off + KV_BLOCK;
-  if (!holes || kv->fd_rw < 0 || next >= size) return next;
-  uint64_t base = (uint64_t)(region - kv->file_base);
-  off_t d = lseek(kv->fd_rw, (off_t)(base + next), SEEK_DATA);
-  if (d < 0) return errno == ENXIO ? size : next;
-  uint64_t at = ((uint64_t)d - base) & ~(uint64_t)(KV_BLOCK - 1);
-  return at > next ? (at < size ? at : size) : next;
-}
-
 /* The scan trusts a length only from a header whose CRC is good. Anything
  * else (a damaged header, zero padding after a batch, a torn append) is
  * stepped over at record alignment until the next good header; sequence
- * numbers tell how many records were lost in between. */
-void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0, int holes,
-                 kv_rec_fn fn, void *arg, struct kv_walk *w) {
+ * numbers tell how many records were lost in between. Every append starts
+ * a block with a record, so past the end the superblock knows, a zero block
+ * where a record could start is the end of the log (and the scan reads no
+ * more of the region than the old log holds). */
+void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
+                 uint64_t known_end, kv_rec_fn fn, void *arg, struct kv_walk *w) {
   memset(w, 0, sizeof *w);
   w->next_seq = seq0;
   w->first_bad = UINT64_MAX;
@@ -127,9 +116,10 @@ void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_
   while (off + sizeof(struct kv_rec) <= size) {
     const char *p = region + off;
     if (!*(const uint64_t *)p) {   /* padding or free space */
-      if (off % KV_BLOCK == 0 && off + KV_BLOCK <= size && block_is_zero(p, KV_BLOCK))
-        off = after_zero_block(kv, region, size, off, holes);
-      else
+      if (off % KV_BLOCK == 0 && off + KV_BLOCK <= size && block_is_zero(p, KV_BLOCK)) {
+        if (off >= known_end) return;
+        off += KV_BLOCK;
+      } else
         off += 8;
       continue;
     }
@@ -204,7 +194,8 @@ static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off
 int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
   e->kind = -1;
   struct kv_walk w;
-  kv_log_walk(kv, kv->region, kv->sb.log_size, kv->sb.start_seq, 1, recover_rec, e, &w);
+  kv_log_walk(kv, kv->region, kv->sb.log_size, kv->sb.start_seq, kv->sb.end_off, recover_rec, e,
+              &w);
   if (e->kind >= 0) return -1;
   kv->seq = w.next_seq;
   kv->tail = align_up(w.end, KV_BLOCK);
@@ -223,11 +214,12 @@ int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
             kv->path, (unsigned long long)lost, lost == 1 ? "" : "s",
             (unsigned long long)(w.first_bad == UINT64_MAX ? w.end : w.first_bad), kv->active,
             lost == 1 ? "its" : "their", lost == 1 ? " has" : "s have");
-  if (kv->sb.end_seq != kv->seq || wiped) {
+  if (kv->sb.end_seq != kv->seq || kv->sb.end_off != kv->tail || wiped) {
     /* What the scan found is the log from now on: a later open must not
      * count losses at the end again, nor records found after a crash as
      * lost. The superblock's sync makes the wipe durable too. */
     kv->sb.end_seq = kv->seq;
+    kv->sb.end_off = kv->tail;
     return kv_super_write(kv, e);
   }
   return 0;
@@ -418,7 +410,7 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
    * the memory window are taken from there instead. */
   struct kv_walk w;
   e->kind = -1;
-  kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, 0, c_old_rec, &c, &w);
+  kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, kv->tail, c_old_rec, &c, &w);
   int rc = e->kind >= 0 ? -1 : 0;
   /* 2: what the memory window or the write buffer holds, and anything the
    * walk did not meet. */
@@ -449,6 +441,7 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->sb.active = (uint32_t)nr;
   kv->sb.start_seq = c.seq0;
   kv->sb.end_seq = kv->seq;   /* every record of the new region is durable */
+  kv->sb.end_off = c.tail;
   if (kv_super_write(kv, e)) {   /* ... before the superblock names it */
     kv->compacting = 0;
     kv->broken = 1;

@@ -92,10 +92,11 @@ static int open_locked(struct mpisw_kv *kv, struct mpisw_error *e) {
 
 /* The lock of a file that exists already, before the header is read (a
  * holder that compacts and closes in between cannot leave us a stale
- * header). A missing file or a directory is for the window to handle. */
+ * header). A missing file, a directory or a symlink is for the window to
+ * refuse with its own words. */
 static int lock_existing(struct mpisw_kv *kv, struct mpisw_error *e) {
   struct stat st;
-  if (stat(kv->path, &st) != 0 || S_ISDIR(st.st_mode)) return 0;
+  if (lstat(kv->path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) return 0;
   if (access(kv->path, R_OK | W_OK) != 0) return 0;   /* the window says why */
   return open_locked(kv, e);
 }
@@ -323,11 +324,13 @@ MPISW_EXPORT int mpisw_kv_close(mpisw_kv **pkv) {
   mpisw_kv *kv = *pkv;
   *pkv = NULL;
   int out = kv->broken ? broken("mpisw_kv_close") : mpisw_kv_sync(kv);
-  if (out == MPI_SUCCESS && kv->o.backend == KV_BACKEND_CACHE && kv->sb.end_seq != kv->seq) {
+  if (out == MPI_SUCCESS && kv->o.backend == KV_BACKEND_CACHE &&
+      (kv->sb.end_seq != kv->seq || kv->sb.end_off != kv->tail)) {
     /* A clean close: every record is durable, which lets a later open tell
      * a damaged last record from one a crash cut off. */
     struct mpisw_error e;
     kv->sb.end_seq = kv->seq;
+    kv->sb.end_off = kv->tail;
     if (kv_super_write(kv, &e)) out = mpisw_error_code("mpisw_kv_close", &e);
   }
   if (kv->mem_win != MPI_WIN_NULL) {

@@ -356,6 +356,24 @@ static void case_naive(void) {
   CHECK_MPI(mpisw_kv_close(&kv));
   free(pristine);
   MPI_Info_free(&info);
+
+  /* Superblocks: an older format, a damaged one. */
+  const char *old = tl_path("old-%d.kv", tl_rank);
+  char hdr[BLOCK] = {0};
+  uint64_t magic = 0x3156534957535050ull;
+  uint32_t version = 1;
+  memcpy(hdr, &magic, 8);
+  memcpy(hdr + 8, &version, 4);
+  tl_write_pattern_file(old, 0, 0, 0, 0600);
+  file_write(old, 0, hdr, sizeof hdr);
+  EXPECT_ERR(mpisw_kv_open(old, MPI_INFO_NULL, MPI_COMM_SELF, &kv), MPISW_ERR_IO,
+             "format version 1", old);
+  version = 2;
+  memcpy(hdr + 8, &version, 4);
+  file_write(old, 0, hdr, sizeof hdr);
+  EXPECT_ERR(mpisw_kv_open(old, MPI_INFO_NULL, MPI_COMM_SELF, &kv), MPISW_ERR_IO,
+             "header is damaged", old);
+  CHECK(kv == NULL, "a refused open returned a handle");
 }
 
 /* ---- lock: one open store per file ---- */
