@@ -97,7 +97,7 @@ int kv_naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
   kv->st.puts++;
   if (i != UINT64_MAX) {   /* in place (this also mends a slot whose value was damaged) */
     struct slot *s = slot_at(kv, i);
-    memcpy((char *)(s + 1) + klen, v, vlen);
+    if (vlen) memcpy((char *)(s + 1) + klen, v, vlen);   /* v may be NULL */
     s->vlen = (uint32_t)vlen;
     s->crc = slot_crc(kv, i, s);
     return 0;
@@ -107,7 +107,7 @@ int kv_naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
                       (unsigned long long)kv->sb.slots);
   struct slot *s = slot_at(kv, fs);
   memcpy(s + 1, key, klen);
-  memcpy((char *)(s + 1) + klen, v, vlen);
+  if (vlen) memcpy((char *)(s + 1) + klen, v, vlen);
   s->klen = (uint32_t)klen;
   s->vlen = (uint32_t)vlen;
   s->crc = slot_crc(kv, fs, s);
