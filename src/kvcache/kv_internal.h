@@ -184,6 +184,7 @@ struct mpisw_kv {
   uint64_t aio_ctx;        /* kv_read=poll: Linux AIO context, 0: none */
   struct kv_super sb;
   uint32_t crc_seed;       /* from sb.id */
+  int sb_damaged;          /* the open found one superblock copy damaged */
 
   /* cache backend */
   struct kv_index idx;
@@ -207,9 +208,13 @@ struct mpisw_kv {
   struct mpisw_kv_stats st;
 };
 
+/* The newest good copy of the superblock into *sb: 0, 1 when the other
+ * copy is damaged, -1 when neither is good. */
 int kv_super_read(const char *base, struct kv_super *sb);
 /* Writes sb (gen + 1) into the window and syncs it. */
 int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e);
+/* The same into both copies (creation, compaction, close). */
+int kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e);
 
 /* Appends a record (value may be NULL for a tombstone); *off gets its offset.
  * Flushes the buffer when full; a full region compacts first. */

@@ -33,9 +33,9 @@ int kv_super_read(const char *base, struct kv_super *sb) {
     memcpy(&t, base + i * 512, sizeof t);
     if (t.magic != KV_MAGIC || t.version != KV_VERSION || t.crc != super_crc(&t)) continue;
     if (!found || t.gen > sb->gen) *sb = t;
-    found = 1;
+    found++;
   }
-  return found ? 0 : -1;
+  return found ? 2 - found : -1;
 }
 
 int kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e) {
@@ -65,6 +65,14 @@ int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->sb.crc = super_crc(&kv->sb);
   memcpy(kv->file_base + (kv->sb.gen % 2) * 512, &kv->sb, sizeof kv->sb);
   return kv_win_sync(kv, e);
+}
+
+/* Both copies, one after the other (each synced, so a torn write still
+ * leaves one good copy): where the older copy would name a region that is
+ * gone (after a compaction), damage to the newer one must not send an open
+ * there. */
+int kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e) {
+  return kv_super_write(kv, e) ? -1 : kv_super_write(kv, e);
 }
 
 /* ---- records ---- */
@@ -220,7 +228,7 @@ int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
      * lost. The superblock's sync makes the wipe durable too. */
     kv->sb.end_seq = kv->seq;
     kv->sb.end_off = kv->tail;
-    return kv_super_write(kv, e);
+    return kv_super_write_both(kv, e);
   }
   return 0;
 }
@@ -453,8 +461,11 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->wlen = 0;
   kv->dead = 0;
   kv->n_dirty = 0;
+  /* The other copy too (see kv_super_write_both); the switch holds even if
+   * this sync fails, which is then reported. */
+  rc = kv_super_write(kv, e);
   zero_range(kv, old, 0);
   kv->st.compactions++;
   kv->compacting = 0;
-  return 0;
+  return rc;
 }

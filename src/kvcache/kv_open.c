@@ -44,14 +44,18 @@ int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
 
 /* What the file says before any window exists: 1 = a store (sb filled),
  * 0 = absent or empty (a new store), -1 = something else (error). */
-static int peek(const char *path, struct kv_super *sb, struct mpisw_error *e) {
+static int peek(const char *path, struct kv_super *sb, int *damaged, struct mpisw_error *e) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return 0;   /* missing (or unusable: the window says why) */
   char buf[KV_BLOCK];
   ssize_t n = pread(fd, buf, sizeof buf, 0);
   close(fd);
   if (n <= 0) return 0;
-  if (kv_super_read(buf, sb) == 0) return kv_super_check(sb, path, e) ? -1 : 1;
+  int r = kv_super_read(buf, sb);
+  if (r >= 0) {
+    *damaged = r;
+    return kv_super_check(sb, path, e) ? -1 : 1;
+  }
   for (int i = 0; i < 2 && n >= 512 * (i + 1); i++) {
     struct kv_super t;
     memcpy(&t, buf + 512 * i, sizeof t);
@@ -161,7 +165,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
    * (here or elsewhere) stops with a clear word and touches nothing. */
   if (!failed) failed = lock_existing(kv, &e) != 0;
   if (!failed) {
-    int p = peek(kv->path, &kv->sb, &e);
+    int p = peek(kv->path, &kv->sb, &kv->sb_damaged, &e);
     failed = p < 0;
     fresh = p == 0;
   }
@@ -220,7 +224,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   if (kv->fd_rw < 0) {   /* a new store: locked now, before its header is written */
     struct kv_super other;
     failed = open_locked(kv, &e) != 0;
-    if (!failed && kv_super_read(kv->file_base, &other) == 0)
+    if (!failed && kv_super_read(kv->file_base, &other) >= 0)
       failed = mpisw_fail(&e, MPISW_K_ACCESS, "%s was made a store by another process while this "
                           "one opened it; open it again", kv->path) != 0;
   }
@@ -232,10 +236,15 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
     if (kv->o.read_mode == KV_READ_POLL && kv->fd_dw >= 0) kv_poll_init(kv);
   }
   if (!failed) {
-    if (fresh) failed = kv_super_write(kv, &e) != 0;
+    if (fresh) failed = kv_super_write_both(kv, &e) != 0;
     if (!failed)
       failed = (kv->o.backend == KV_BACKEND_CACHE ? kv_cache_open(kv, fresh, &e)
                                                    : kv_naive_open(kv, fresh, &e)) != 0;
+    if (!failed && kv->sb_damaged) {   /* mend it from the good one */
+      fprintf(stderr, "mpisw: mpisw_kv_open: %s: one of the two copies of the store's header "
+              "was damaged; the other was used and both are rewritten\n", kv->path);
+      failed = kv_super_write_both(kv, &e) != 0;
+    }
   }
   if (mpisw_agree(kv->comm, failed, &e, NULL)) {
     if (kv->mem_win != MPI_WIN_NULL) mpisw_win_free(&kv->mem_win);
@@ -331,7 +340,7 @@ MPISW_EXPORT int mpisw_kv_close(mpisw_kv **pkv) {
     struct mpisw_error e;
     kv->sb.end_seq = kv->seq;
     kv->sb.end_off = kv->tail;
-    if (kv_super_write(kv, &e)) out = mpisw_error_code("mpisw_kv_close", &e);
+    if (kv_super_write_both(kv, &e)) out = mpisw_error_code("mpisw_kv_close", &e);
   }
   if (kv->mem_win != MPI_WIN_NULL) {
     int rc = mpisw_win_free(&kv->mem_win);
