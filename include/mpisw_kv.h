@@ -17,6 +17,24 @@
  * object; after a crash it finds what was synced, and a torn tail of the log
  * is detected (CRC, sequence numbers) and dropped.
  *
+ * Damage: every log record has a CRC of its header and one of its key and
+ * value (the naive backend: one per slot). The open skips a damaged record
+ * and keeps every valid one after it: the damaged record's key comes back
+ * with its previous value, or as MPISW_KV_NOTFOUND (a damaged tombstone
+ * brings the deleted value back). The open counts such records exactly
+ * (mpisw_kv_stats' log_damaged) and prints one line naming the file to
+ * stderr; the damage stays in the log, and is counted at each open, until a
+ * compaction rewrites the log without it (at the log's end it is dropped at
+ * once). Records cut off by a crash during an append are a torn tail, not
+ * damage. A naive slot whose lengths, state or CRC are wrong makes the
+ * get, put or delete that meets it fail with MPISW_ERR_IO naming the slot:
+ * a damaged length never reads a neighbour's bytes.
+ *
+ * One open store per file: the open locks the file (flock) until close; a
+ * second open, by this process or another, fails with MPISW_ERR_ACCESS
+ * ("... is in use: process N has the store open ..."). The lock goes with
+ * the holder's descriptors, so a crashed holder (kill -9) leaves none.
+ *
  * Return values: MPI_SUCCESS, MPISW_KV_NOTFOUND (a negative constant, not
  * an error: the key is absent), or an MPI error code whose class is one of
  * mpisw_error_class()'s and whose MPI_Error_string reads
@@ -25,11 +43,13 @@
  *
  *   MPISW_ERR_HINT    an option has a bad value (names the option)
  *   MPISW_ERR_NOFILE  the log's directory does not exist
- *   MPISW_ERR_ACCESS  permission denied, read-only file system, symlink
+ *   MPISW_ERR_ACCESS  permission denied, read-only file system, symlink,
+ *                     the store is open already (here or in another process)
  *   MPISW_ERR_NOSPACE the log is full of live data (compaction cannot help)
  *                     or the file system is full
- *   MPISW_ERR_IO      a read or write of the log failed; the file is not a
- *                     store of this version
+ *   MPISW_ERR_IO      a read or write of the log failed; a record or naive
+ *                     slot met by the call is damaged; the file is not a
+ *                     store of this version (format 2)
  *   MPISW_ERR_NOMEM   no memory for the index or buffers
  *   MPISW_ERR_USAGE   a key or value too large, a key of length 0, a buffer
  *                     too small for the value (*vlen then says how large),
@@ -62,7 +82,7 @@ extern "C" {
  *                    plus 4 KiB of header                       (256M)
  *   kv_write_buffer  bytes gathered before one append           (4M)
  *   kv_max_value     largest value, bytes; at most
- *                    kv_write_buffer - 1056 (one record)        (1M, or
+ *                    kv_write_buffer - 1064 (one record)        (1M, or
  *                                       what a smaller buffer holds)
  *   kv_read          poll | direct | window: how a cache miss reads
  *                    its record: exactly the record's 512-byte
@@ -136,6 +156,8 @@ struct mpisw_kv_stats {
   uint64_t compactions;
   uint64_t cache_bytes;     /* bytes of objects in the memory window */
   uint64_t cache_capacity;
+  uint64_t log_damaged;     /* records the open found damaged and skipped (see
+                               "Damage" above); 0 for a sound file */
 };
 int mpisw_kv_stats(mpisw_kv *kv, struct mpisw_kv_stats *st);
 

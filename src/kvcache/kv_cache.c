@@ -136,7 +136,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
     en->rec_len = (uint32_t)kv_rec_len(klen, vlen);
     return 0;
   }
-  memcpy(kv_slab_chunk(&kv->slab, en->chunk), v, vlen);
+  if (vlen) memcpy(kv_slab_chunk(&kv->slab, en->chunk), v, vlen);   /* v may be NULL */
   en->vlen = (uint32_t)vlen;
   if (!en->dirty) {
     en->dirty = 1;

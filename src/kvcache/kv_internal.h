@@ -5,6 +5,7 @@
  *   kv_log.c    the log in the storage window: records, appends, scan
  *   kv_cache.c  the cache backend's get/put/delete/compact/sync
  *   kv_naive.c  the naive backend: fixed slots in a storage window
+ *   kv_lock.c   one open store per file: the lock held from open to close
  *   kv_open.c   open/close, windows, errors, dispatch */
 #ifndef MPISW_KV_INTERNAL_H
 #define MPISW_KV_INTERNAL_H
@@ -39,6 +40,7 @@ int kv_options_parse(MPI_Info info, struct kv_options *o, struct mpisw_error *e)
 
 /* ---- superblock: first 4 KiB of the file, two 512-byte copies ---- */
 #define KV_MAGIC 0x3156534957535050ull  /* "PPSWISV1" */
+#define KV_VERSION 2             /* 2: record headers with their own CRC, store id */
 struct kv_super {
   uint64_t magic;
   uint32_t version, backend;
@@ -47,8 +49,16 @@ struct kv_super {
   uint64_t start_seq;      /* cache: sequence number of the active region's first record */
   uint32_t active, pad;    /* cache: region 0 or 1 */
   uint64_t slots, slot_size, objects;  /* naive */
+  uint64_t id;             /* random at creation: seeds every CRC of the store's records, so
+                              bytes of another store (or of a value) never pass for them */
+  uint64_t end_seq;        /* cache: the active region's records [start_seq, end_seq) were */
+  uint64_t end_off;        /* durable, and its log ended at end_off, when this copy was
+                              written (clean close, compaction, an open that found damage) */
   uint32_t crc, pad2;
 };
+/* Checks the fields a store is addressed with: 0, or -1 with *e saying which
+ * is out of range. */
+int kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e);
 
 /* ---- kv_index.c ---- */
 #define KV_KEY_INLINE 16
@@ -142,11 +152,17 @@ char *kv_slab_chunk(const struct kv_slab *s, uint32_t chunk);
 /* ---- kv_log.c ---- */
 #define KV_REC_MAGIC 0x4B560000u
 enum { KV_REC_PUT = 1, KV_REC_DEL = 2 };
+/* The header has its own CRC: a scan that meets a damaged record finds the
+ * next one at record alignment (8 bytes) without trusting the damaged
+ * one's length, and a record whose header is intact but whose key or value
+ * is damaged is skipped whole. */
 struct kv_rec {
   uint32_t magic_kind;     /* KV_REC_MAGIC | kind */
-  uint32_t crc;            /* CRC32C of header (crc 0), key and value */
-  uint64_t seq;            /* one more than the record before it */
+  uint32_t hcrc;           /* CRC32C of this header (hcrc 0), seeded by the store id */
+  uint64_t seq;            /* higher than the record before it (one more, unless lost) */
   uint32_t klen, vlen;
+  uint32_t crc;            /* CRC32C of key and value, seeded by the store id */
+  uint32_t pad;
 };
 static inline uint64_t kv_rec_len(size_t klen, size_t vlen) {
   return (sizeof(struct kv_rec) + klen + vlen + 7) & ~(uint64_t)7;
@@ -163,10 +179,12 @@ struct mpisw_kv {
   char *mem_base;          /* the memory window (cache backend) */
   uint64_t file_size;
   int fd_direct;           /* O_DIRECT reads (or plain, where unsupported) */
-  int fd_rw;               /* fallocate of freed regions */
+  int fd_rw;               /* fallocate of freed regions; holds the store's lock */
   int fd_dw;               /* O_DIRECT appends, -1: copies into the window */
   uint64_t aio_ctx;        /* kv_read=poll: Linux AIO context, 0: none */
   struct kv_super sb;
+  uint32_t crc_seed;       /* from sb.id */
+  int sb_damaged;          /* the open found one superblock copy damaged */
 
   /* cache backend */
   struct kv_index idx;
@@ -190,9 +208,13 @@ struct mpisw_kv {
   struct mpisw_kv_stats st;
 };
 
+/* The newest good copy of the superblock into *sb: 0, 1 when the other
+ * copy is damaged, -1 when neither is good. */
 int kv_super_read(const char *base, struct kv_super *sb);
 /* Writes sb (gen + 1) into the window and syncs it. */
 int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e);
+/* The same into both copies (creation, compaction, close). */
+int kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e);
 
 /* Appends a record (value may be NULL for a tombstone); *off gets its offset.
  * Flushes the buffer when full; a full region compacts first. */
@@ -205,12 +227,24 @@ int kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e);
  * checked. */
 int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **rec,
                 struct mpisw_error *e);
-/* Rebuilds the index by scanning the active region; sets tail and seq. */
+/* Rebuilds the index by scanning the active region; sets tail and seq;
+ * counts damaged records in st.log_damaged. */
 int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e);
-/* Walks the valid records of region [0, end) (callback gets offset). */
+/* Walks the valid records of region [0, size) (callback gets offset),
+ * skipping damaged ones: a record must carry a higher sequence number than
+ * the one before it, at least seq0, and good CRCs. */
 typedef int (*kv_rec_fn)(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off, void *arg);
-uint64_t kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
-                     kv_rec_fn fn, void *arg, uint64_t *next_seq);
+struct kv_walk {
+  uint64_t end;            /* offset after the last valid record */
+  uint64_t next_seq;       /* one more than the last valid record's number (seq0 if none) */
+  uint64_t lost;           /* records missing between valid ones (sequence gaps) */
+  uint64_t skipped;        /* bytes of damaged records and garbage passed over */
+  uint64_t first_bad;      /* offset of the first damage met, UINT64_MAX: none */
+};
+/* From offset known_end on (the log's end when the superblock was written),
+ * an all-zero block where a record could start ends the log. */
+void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
+                 uint64_t known_end, kv_rec_fn fn, void *arg, struct kv_walk *w);
 int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e);
 
 /* ---- kv_cache.c ---- */
@@ -240,6 +274,11 @@ int kv_naive_sync(struct mpisw_kv *kv, struct mpisw_error *e);
 int kv_poll_init(struct mpisw_kv *kv);
 void kv_poll_close(struct mpisw_kv *kv);
 long kv_poll_read(struct mpisw_kv *kv, void *buf, uint64_t len, uint64_t off);
+
+/* ---- kv_lock.c ---- */
+/* Takes the store's lock on fd (the file at path): 0, or -1 with *e saying
+ * that the file is in use (and by which process, when the system tells). */
+int kv_lock(int fd, const char *path, struct mpisw_error *e);
 
 /* ---- kv_open.c ---- */
 int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e);

@@ -2,12 +2,13 @@
  * regions of log_size bytes; one is active. Records (header, key, value,
  * 8-byte aligned) are gathered in the write buffer and appended as one
  * block-aligned batch; nothing is ever rewritten in place. Sequence numbers
- * run on without gaps, so a scan knows where the valid log ends even when a
- * batch was torn, and stale bytes of an earlier use of a region never pass
- * for records. */
+ * run on without gaps, so a scan counts the records lost to damage between
+ * two good ones, and stale bytes of an earlier use of a region (lower
+ * numbers) never pass for records. */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,66 +31,131 @@ int kv_super_read(const char *base, struct kv_super *sb) {
   for (int i = 0; i < 2; i++) {
     struct kv_super t;
     memcpy(&t, base + i * 512, sizeof t);
-    if (t.magic != KV_MAGIC || t.version != 1 || t.crc != super_crc(&t)) continue;
+    if (t.magic != KV_MAGIC || t.version != KV_VERSION || t.crc != super_crc(&t)) continue;
     if (!found || t.gen > sb->gen) *sb = t;
-    found = 1;
+    found++;
   }
-  return found ? 0 : -1;
+  return found ? 2 - found : -1;
+}
+
+int kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e) {
+  const char *what = NULL;
+  unsigned long long v = 0;
+  if (sb->backend != KV_BACKEND_CACHE && sb->backend != KV_BACKEND_NAIVE)
+    what = "backend", v = sb->backend;
+  else if (sb->backend == KV_BACKEND_CACHE &&
+           (sb->log_size < 64 * 1024 || sb->log_size > (1ull << 40) || sb->log_size % KV_BLOCK))
+    what = "log size", v = sb->log_size;
+  else if (sb->backend == KV_BACKEND_CACHE && sb->active > 1)
+    what = "active region", v = sb->active;
+  else if (sb->backend == KV_BACKEND_NAIVE && (sb->slots < 1 || sb->slots > (1ull << 32)))
+    what = "slot count", v = sb->slots;
+  else if (sb->backend == KV_BACKEND_NAIVE &&
+           (sb->slot_size < 64 || sb->slot_size > (1ull << 24) || sb->slot_size % 8))
+    what = "slot size", v = sb->slot_size;
+  if (!what) return 0;
+  return mpisw_fail(e, MPISW_K_IO, "%s: the store's header is damaged: %s %llu is out of range",
+                    path, what, v);
 }
 
 int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->sb.gen++;
   kv->sb.magic = KV_MAGIC;
-  kv->sb.version = 1;
+  kv->sb.version = KV_VERSION;
   kv->sb.crc = super_crc(&kv->sb);
   memcpy(kv->file_base + (kv->sb.gen % 2) * 512, &kv->sb, sizeof kv->sb);
   return kv_win_sync(kv, e);
 }
 
-/* ---- records ---- */
-
-static uint32_t rec_crc(const struct kv_rec *r) {
-  struct kv_rec h = *r;
-  h.crc = 0;
-  uint32_t c = kv_crc32c(0, &h, sizeof h);
-  return kv_crc32c(c, r + 1, (size_t)r->klen + r->vlen);
+/* Both copies, one after the other (each synced, so a torn write still
+ * leaves one good copy): where the older copy would name a region that is
+ * gone (after a compaction), damage to the newer one must not send an open
+ * there. */
+int kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e) {
+  return kv_super_write(kv, e) ? -1 : kv_super_write(kv, e);
 }
 
-/* Record at off of a region of size bytes is whole and is number seq. */
-static int rec_valid(const char *region, uint64_t size, uint64_t off, uint64_t seq) {
+/* ---- records ---- */
+
+static uint32_t head_crc(const struct mpisw_kv *kv, const struct kv_rec *r) {
+  struct kv_rec h = *r;
+  h.hcrc = 0;
+  return kv_crc32c(kv->crc_seed, &h, sizeof h);
+}
+
+static uint32_t body_crc(const struct mpisw_kv *kv, const struct kv_rec *r) {
+  return kv_crc32c(kv->crc_seed, r + 1, (size_t)r->klen + r->vlen);
+}
+
+/* A header of this store at off of a region of size bytes, numbered seq or
+ * later, whose record fits the region. Its lengths can then be trusted. */
+static int head_valid(const struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t off,
+                      uint64_t seq) {
   if (off + sizeof(struct kv_rec) > size) return 0;
   const struct kv_rec *r = (const struct kv_rec *)(region + off);
   uint32_t kind = r->magic_kind & 0xffff;
   if ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC || (kind != KV_REC_PUT && kind != KV_REC_DEL))
     return 0;
-  if (r->seq != seq || r->klen == 0 || r->klen > MPISW_KV_MAX_KEY || r->vlen > size) return 0;
-  if (off + kv_rec_len(r->klen, r->vlen) > size) return 0;
-  return r->crc == rec_crc(r);
+  if (r->hcrc != head_crc(kv, r)) return 0;
+  if (r->seq < seq || r->klen == 0 || r->klen > MPISW_KV_MAX_KEY || r->vlen > size) return 0;
+  return off + kv_rec_len(r->klen, r->vlen) <= size;
 }
 
-uint64_t kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq,
-                     kv_rec_fn fn, void *arg, uint64_t *next_seq) {
-  uint64_t off = 0, end = 0;
-  for (;;) {
-    if (!rec_valid(region, size, off, seq)) {
-      /* A batch ends with zero padding up to the next block: the log goes on
-       * there if the next record is found. */
-      uint64_t next = (off & ~(uint64_t)(KV_BLOCK - 1)) + KV_BLOCK;
-      if (off % KV_BLOCK == 0 || !rec_valid(region, size, next, seq)) break;
-      off = next;
+static int block_is_zero(const char *p, uint64_t len) {
+  const uint64_t *w = (const uint64_t *)p;
+  for (uint64_t i = 0; i < len / 8; i++)
+    if (w[i]) return 0;
+  return 1;
+}
+
+/* The scan trusts a length only from a header whose CRC is good. Anything
+ * else (a damaged header, zero padding after a batch, a torn append) is
+ * stepped over at record alignment until the next good header; sequence
+ * numbers tell how many records were lost in between. Every append starts
+ * a block with a record, so past the end the superblock knows, a zero block
+ * where a record could start is the end of the log (and the scan reads no
+ * more of the region than the old log holds). */
+void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
+                 uint64_t known_end, kv_rec_fn fn, void *arg, struct kv_walk *w) {
+  memset(w, 0, sizeof *w);
+  w->next_seq = seq0;
+  w->first_bad = UINT64_MAX;
+  uint64_t off = 0, seq = seq0;   /* seq: lowest number the next record may carry */
+  while (off + sizeof(struct kv_rec) <= size) {
+    const char *p = region + off;
+    if (!*(const uint64_t *)p) {   /* padding or free space */
+      if (off % KV_BLOCK == 0 && off + KV_BLOCK <= size && block_is_zero(p, KV_BLOCK)) {
+        if (off >= known_end) return;
+        off += KV_BLOCK;
+      } else
+        off += 8;
+      continue;
     }
-    const struct kv_rec *r = (const struct kv_rec *)(region + off);
-    if (fn && fn(kv, r, off, arg)) break;
-    off += kv_rec_len(r->klen, r->vlen);
-    end = off;
-    seq++;
+    if (!head_valid(kv, region, size, off, seq)) {
+      if (w->first_bad == UINT64_MAX) w->first_bad = off;
+      w->skipped += 8;
+      off += 8;
+      continue;
+    }
+    const struct kv_rec *r = (const struct kv_rec *)p;
+    uint64_t len = kv_rec_len(r->klen, r->vlen);
+    seq = r->seq + 1;
+    if (r->crc != body_crc(kv, r)) {   /* key or value damaged: this record only */
+      if (w->first_bad == UINT64_MAX) w->first_bad = off;
+      w->skipped += len;
+      off += len;
+      continue;
+    }
+    if (fn && fn(kv, r, off, arg)) return;
+    w->lost += r->seq - w->next_seq;
+    w->next_seq = r->seq + 1;
+    off += len;
+    w->end = off;
   }
-  *next_seq = seq;
-  return end;
 }
 
 /* Zeroes region r beyond from (keeps the space reserved): appends then
- * never read the old blocks, and stale records cannot mislead a scan. */
+ * never read the old blocks. */
 static void zero_range(struct mpisw_kv *kv, int r, uint64_t from) {
   uint64_t off = KV_BLOCK + (uint64_t)r * kv->sb.log_size + from;
   uint64_t len = kv->sb.log_size - from;
@@ -126,13 +192,44 @@ static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off
   return 0;
 }
 
+/* A damaged record costs that record only: the scan goes on after it, the
+ * key keeps its previous record (or none), and the count is reported. Only
+ * what lies after the last valid record (a torn append, garbage) is zeroed.
+ * Records the superblock knew as durable (below end_seq) but the scan did
+ * not find at the end are damaged too; records after end_seq that are
+ * missing at the end were cut by a crash during an append (a torn tail),
+ * which is not damage. */
 int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
   e->kind = -1;
-  uint64_t end = kv_log_walk(kv, kv->region, kv->sb.log_size, kv->sb.start_seq, recover_rec, e,
-                             &kv->seq);
+  struct kv_walk w;
+  kv_log_walk(kv, kv->region, kv->sb.log_size, kv->sb.start_seq, kv->sb.end_off, recover_rec, e,
+              &w);
   if (e->kind >= 0) return -1;
-  kv->tail = align_up(end, KV_BLOCK);
+  kv->seq = w.next_seq;
+  kv->tail = align_up(w.end, KV_BLOCK);
+  kv->dead += w.skipped;
+  uint64_t lost = w.lost + (kv->sb.end_seq > w.next_seq ? kv->sb.end_seq - w.next_seq : 0);
+  kv->st.log_damaged = lost;
+  /* The rest of the last valid record's block too (appends start at the
+   * next block): a damaged record left there would outrank the next
+   * append's sequence number at a later open. */
+  int wiped = !block_is_zero(kv->region + w.end, kv->tail - w.end);
+  if (wiped) memset(kv->region + w.end, 0, kv->tail - w.end);
   zero_range(kv, kv->active, kv->tail);
+  if (lost)
+    fprintf(stderr, "mpisw: mpisw_kv_open: %s: %llu damaged record%s skipped (the first at "
+            "offset %llu of log region %d); %s key%s the previous value or none\n",
+            kv->path, (unsigned long long)lost, lost == 1 ? "" : "s",
+            (unsigned long long)(w.first_bad == UINT64_MAX ? w.end : w.first_bad), kv->active,
+            lost == 1 ? "its" : "their", lost == 1 ? " has" : "s have");
+  if (kv->sb.end_seq != kv->seq || kv->sb.end_off != kv->tail || wiped) {
+    /* What the scan found is the log from now on: a later open must not
+     * count losses at the end again, nor records found after a crash as
+     * lost. The superblock's sync makes the wipe durable too. */
+    kv->sb.end_seq = kv->seq;
+    kv->sb.end_off = kv->tail;
+    return kv_super_write_both(kv, e);
+  }
   return 0;
 }
 
@@ -173,15 +270,17 @@ int kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e) {
   return flush_to(kv, kv->region, &kv->tail, kv->wbuf, &kv->wlen, e);
 }
 
-static void put_rec(char *at, int kind, uint64_t seq, const void *key, size_t klen,
-                    const void *value, size_t vlen) {
-  struct kv_rec r = {KV_REC_MAGIC | (uint32_t)kind, 0, seq, (uint32_t)klen, (uint32_t)vlen};
+static void put_rec(const struct mpisw_kv *kv, char *at, int kind, uint64_t seq, const void *key,
+                    size_t klen, const void *value, size_t vlen) {
+  struct kv_rec r = {KV_REC_MAGIC | (uint32_t)kind, 0, seq, (uint32_t)klen, (uint32_t)vlen, 0, 0};
   memcpy(at, &r, sizeof r);
   memcpy(at + sizeof r, key, klen);
   if (vlen) memcpy(at + sizeof r + klen, value, vlen);
   uint64_t len = kv_rec_len(klen, vlen);
   memset(at + sizeof r + klen + vlen, 0, len - sizeof r - klen - vlen);
-  ((struct kv_rec *)at)->crc = rec_crc((struct kv_rec *)at);
+  struct kv_rec *h = (struct kv_rec *)at;
+  h->crc = body_crc(kv, h);
+  h->hcrc = head_crc(kv, h);
 }
 
 int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
@@ -200,7 +299,7 @@ int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
                         (unsigned long long)kv->sb.log_size, MPISW_KV_LOG_SIZE);
   }
   *off = kv->tail + kv->wlen;
-  put_rec(kv->wbuf + kv->wlen, kind, kv->seq++, key, klen, value, vlen);
+  put_rec(kv, kv->wbuf + kv->wlen, kind, kv->seq++, key, klen, value, vlen);
   kv->wlen += len;
   return 0;
 }
@@ -244,8 +343,8 @@ int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv
     kv->st.log_read_bytes += b - a;
   }
   const struct kv_rec *r = (const struct kv_rec *)p;
-  if ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC || kv_rec_len(r->klen, r->vlen) != len ||
-      r->crc != rec_crc(r))
+  if ((r->magic_kind & 0xffff0000u) != KV_REC_MAGIC || r->hcrc != head_crc(kv, r) ||
+      kv_rec_len(r->klen, r->vlen) != len || r->crc != body_crc(kv, r))
     return mpisw_fail(e, MPISW_K_IO, "%s: record at offset %llu of region %d is damaged (CRC)",
                       kv->path, (unsigned long long)off, kv->active);
   *out = r;
@@ -268,7 +367,7 @@ static int c_append(struct mpisw_kv *kv, struct compact *c, struct kv_entry *en,
   if (c->len + len > kv->o.write_buffer &&
       flush_to(kv, c->region, &c->tail, c->buf, &c->len, c->e))
     return -1;
-  put_rec(c->buf + c->len, KV_REC_PUT, kv->seq++, kv_entry_key(en), en->klen, value, en->vlen);
+  put_rec(kv, c->buf + c->len, KV_REC_PUT, kv->seq++, kv_entry_key(en), en->klen, value, en->vlen);
   en->log_off = c->tail + c->len;
   en->rec_len = (uint32_t)len;
   en->moved = 1;
@@ -317,9 +416,9 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   for (uint32_t i = 0; i < x->n_e; i++) x->e[i].moved = 0;
   /* 1: the old region in log order (sequential reads); objects held in
    * the memory window are taken from there instead. */
-  uint64_t dummy;
+  struct kv_walk w;
   e->kind = -1;
-  kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, c_old_rec, &c, &dummy);
+  kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, kv->tail, c_old_rec, &c, &w);
   int rc = e->kind >= 0 ? -1 : 0;
   /* 2: what the memory window or the write buffer holds, and anything the
    * walk did not meet. */
@@ -349,6 +448,8 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   int old = kv->active;
   kv->sb.active = (uint32_t)nr;
   kv->sb.start_seq = c.seq0;
+  kv->sb.end_seq = kv->seq;   /* every record of the new region is durable */
+  kv->sb.end_off = c.tail;
   if (kv_super_write(kv, e)) {   /* ... before the superblock names it */
     kv->compacting = 0;
     kv->broken = 1;
@@ -360,8 +461,11 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->wlen = 0;
   kv->dead = 0;
   kv->n_dirty = 0;
+  /* The other copy too (see kv_super_write_both); the switch holds even if
+   * this sync fails, which is then reported. */
+  rc = kv_super_write(kv, e);
   zero_range(kv, old, 0);
   kv->st.compactions++;
   kv->compacting = 0;
-  return 0;
+  return rc;
 }

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/path.h"
@@ -41,17 +44,65 @@ int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
 
 /* What the file says before any window exists: 1 = a store (sb filled),
  * 0 = absent or empty (a new store), -1 = something else (error). */
-static int peek(const char *path, struct kv_super *sb, struct mpisw_error *e) {
+static int peek(const char *path, struct kv_super *sb, int *damaged, struct mpisw_error *e) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return 0;   /* missing (or unusable: the window says why) */
   char buf[KV_BLOCK];
   ssize_t n = pread(fd, buf, sizeof buf, 0);
   close(fd);
   if (n <= 0) return 0;
-  if (kv_super_read(buf, sb) == 0) return 1;
+  int r = kv_super_read(buf, sb);
+  if (r >= 0) {
+    *damaged = r;
+    return kv_super_check(sb, path, e) ? -1 : 1;
+  }
+  for (int i = 0; i < 2 && n >= 512 * (i + 1); i++) {
+    struct kv_super t;
+    memcpy(&t, buf + 512 * i, sizeof t);
+    if (t.magic == KV_MAGIC && t.version != KV_VERSION)
+      return mpisw_fail(e, MPISW_K_IO, "%s is an mpisw_kv store of format version %u; this "
+                        "library reads version %d", path, t.version, KV_VERSION);
+    if (t.magic == KV_MAGIC)
+      return mpisw_fail(e, MPISW_K_IO, "%s: the store's header is damaged (CRC)", path);
+  }
   for (ssize_t i = 0; i < n; i++)
     if (buf[i]) return mpisw_fail(e, MPISW_K_IO, "%s is not an mpisw_kv store (no valid header)", path);
   return 0;
+}
+
+/* A store id no other store is likely to have: it seeds the CRCs. */
+static uint64_t new_id(void) {
+  uint64_t id = 0;
+  if (getrandom(&id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    id = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 40);
+  }
+  return id;
+}
+
+/* Opens the file for the store's own use and takes its lock (kv_lock.c):
+ * 0, or -1 with *e filled. */
+static int open_locked(struct mpisw_kv *kv, struct mpisw_error *e) {
+  kv->fd_rw = open(kv->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (kv->fd_rw < 0) return mpisw_fail(e, mpisw_errno_kind(errno), "%s: %s", kv->path, strerror(errno));
+  if (kv_lock(kv->fd_rw, kv->path, e)) {
+    close(kv->fd_rw);
+    kv->fd_rw = -1;
+    return -1;
+  }
+  return 0;
+}
+
+/* The lock of a file that exists already, before the header is read (a
+ * holder that compacts and closes in between cannot leave us a stale
+ * header). A missing file, a directory or a symlink is for the window to
+ * refuse with its own words. */
+static int lock_existing(struct mpisw_kv *kv, struct mpisw_error *e) {
+  struct stat st;
+  if (lstat(kv->path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) return 0;
+  if (access(kv->path, R_OK | W_OK) != 0) return 0;   /* the window says why */
+  return open_locked(kv, e);
 }
 
 static MPI_Info window_info(const struct mpisw_kv *kv, const char *path, int storage) {
@@ -110,13 +161,17 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
     failed = mpisw_fail(&e, MPISW_K_USAGE, "'%s' has no %%r but %d processes open a store each: "
                         "they would share one file", path, size) != 0;
   if (!failed) failed = mpisw_path_expand(path, kv->rank, host, kv->path, sizeof kv->path, &e) != 0;
+  /* An existing store is locked before any window maps it: a second open
+   * (here or elsewhere) stops with a clear word and touches nothing. */
+  if (!failed) failed = lock_existing(kv, &e) != 0;
   if (!failed) {
-    int p = peek(kv->path, &kv->sb, &e);
+    int p = peek(kv->path, &kv->sb, &kv->sb_damaged, &e);
     failed = p < 0;
     fresh = p == 0;
   }
   if (!failed && fresh) {
     memset(&kv->sb, 0, sizeof kv->sb);
+    kv->sb.id = new_id();
     kv->sb.backend = (uint32_t)kv->o.backend;
     kv->sb.log_size = kv->o.log_size;
     kv->sb.start_seq = 1;
@@ -125,6 +180,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   }
   if (!failed) {
     kv->o.backend = (int)kv->sb.backend;   /* an existing file keeps its kind and geometry */
+    kv->crc_seed = (uint32_t)(kv->sb.id ^ (kv->sb.id >> 32));
     if (kv->o.backend == KV_BACKEND_CACHE)
       kv->file_size = KV_BLOCK + 2 * kv->sb.log_size;
     else
@@ -165,9 +221,13 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   struct mpisw_win *w = mpisw_win_lookup(kv->log_win);
   if (w && w->p.file.path[0]) snprintf(kv->path, sizeof kv->path, "%s", w->p.file.path);
   failed = 0;
-  kv->fd_rw = open(kv->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (kv->fd_rw < 0)
-    failed = mpisw_fail(&e, mpisw_errno_kind(errno), "%s: %s", kv->path, strerror(errno)) != 0;
+  if (kv->fd_rw < 0) {   /* a new store: locked now, before its header is written */
+    struct kv_super other;
+    failed = open_locked(kv, &e) != 0;
+    if (!failed && kv_super_read(kv->file_base, &other) >= 0)
+      failed = mpisw_fail(&e, MPISW_K_ACCESS, "%s was made a store by another process while this "
+                          "one opened it; open it again", kv->path) != 0;
+  }
   if (!failed && kv->o.backend == KV_BACKEND_CACHE) {
     kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
     if (kv->fd_direct < 0) kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -176,10 +236,15 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
     if (kv->o.read_mode == KV_READ_POLL && kv->fd_dw >= 0) kv_poll_init(kv);
   }
   if (!failed) {
-    if (fresh) failed = kv_super_write(kv, &e) != 0;
+    if (fresh) failed = kv_super_write_both(kv, &e) != 0;
     if (!failed)
       failed = (kv->o.backend == KV_BACKEND_CACHE ? kv_cache_open(kv, fresh, &e)
                                                    : kv_naive_open(kv, fresh, &e)) != 0;
+    if (!failed && kv->sb_damaged) {   /* mend it from the good one */
+      fprintf(stderr, "mpisw: mpisw_kv_open: %s: one of the two copies of the store's header "
+              "was damaged; the other was used and both are rewritten\n", kv->path);
+      failed = kv_super_write_both(kv, &e) != 0;
+    }
   }
   if (mpisw_agree(kv->comm, failed, &e, NULL)) {
     if (kv->mem_win != MPI_WIN_NULL) mpisw_win_free(&kv->mem_win);
@@ -268,6 +333,15 @@ MPISW_EXPORT int mpisw_kv_close(mpisw_kv **pkv) {
   mpisw_kv *kv = *pkv;
   *pkv = NULL;
   int out = kv->broken ? broken("mpisw_kv_close") : mpisw_kv_sync(kv);
+  if (out == MPI_SUCCESS && kv->o.backend == KV_BACKEND_CACHE &&
+      (kv->sb.end_seq != kv->seq || kv->sb.end_off != kv->tail)) {
+    /* A clean close: every record is durable, which lets a later open tell
+     * a damaged last record from one a crash cut off. */
+    struct mpisw_error e;
+    kv->sb.end_seq = kv->seq;
+    kv->sb.end_off = kv->tail;
+    if (kv_super_write_both(kv, &e)) out = mpisw_error_code("mpisw_kv_close", &e);
+  }
   if (kv->mem_win != MPI_WIN_NULL) {
     int rc = mpisw_win_free(&kv->mem_win);
     if (out == MPI_SUCCESS) out = rc;
