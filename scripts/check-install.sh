@@ -168,8 +168,8 @@ check_order() {
   local exe=$1 needed
   needed=$(readelf -d "$exe" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
   case "$needed" in
-    *libmpisw.so*libmpi*) ;;
-    *) fail "$exe: libmpisw.so is not ahead of the MPI library (NEEDED: $needed)" ;;
+    *"libmpisw-$MPISW_MPI_FLAVOR.so"*libmpi*) ;;
+    *) fail "$exe: libmpisw-$MPISW_MPI_FLAVOR.so is not ahead of the MPI library (NEEDED: $needed)" ;;
   esac
 }
 
