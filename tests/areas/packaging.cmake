@@ -19,3 +19,12 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/dht/CMakeLists.txt) # dht is added after te
   set_tests_properties(packaging_dht_version PROPERTIES TIMEOUT 30 LABELS "packaging"
     PASS_REGULAR_EXPRESSION "^dht ${_v} \\(mpisw, built for ${_mpi_name}\\)\n$")
 endif()
+# The README's list of interposed calls equals the library's exports.
+find_program(MPISW_PACKAGING_NM NAMES nm)
+if(MPISW_PACKAGING_PYTHON3 AND MPISW_PACKAGING_NM)
+  add_test(NAME packaging_interposed_list
+           COMMAND ${MPISW_PACKAGING_PYTHON3}
+                   ${CMAKE_CURRENT_SOURCE_DIR}/packaging/interposed_list.py
+                   ${PROJECT_SOURCE_DIR}/README.md $<TARGET_FILE:mpisw> ${MPISW_MPI_FLAVOR})
+  set_tests_properties(packaging_interposed_list PROPERTIES TIMEOUT 30 LABELS "packaging")
+endif()
