@@ -55,7 +55,7 @@ extern "C" {
 /* Environment variables. */
 #define MPISW_ENV_HINTS "MPISW_HINTS"                  /* "key=value;key=value" defaults */
 #define MPISW_ENV_DISABLE "MPISW_DISABLE"              /* 1: pure pass-through */
-#define MPISW_ENV_REPORT "MPISW_REPORT"                /* 1: summary at MPI_Finalize */
+#define MPISW_ENV_REPORT "MPISW_REPORT"                /* 1: "active" line at MPI_Init, summary and leaks at MPI_Finalize */
 #define MPISW_ENV_MEMORY_LIMIT "MPISW_MEMORY_LIMIT"    /* per-process memory budget */
 
 /*
