@@ -19,6 +19,12 @@ extern "C" {
 #define MPISW_VERSION_MINOR 1
 #define MPISW_VERSION_PATCH 0
 
+/*
+ * Hint names: the MPI_Info keys (and MPISW_HINTS keys) the library reads, one
+ * macro each; tests/areas/packaging.cmake checks that every key of the hint
+ * table in src/core/hints.c and of the RMA extensions has one. Values and
+ * defaults: the README's hint table.
+ */
 /* Storage hints (paper, section 2.1). */
 #define MPISW_HINT_ALLOC_TYPE "alloc_type"             /* memory | storage */
 #define MPISW_HINT_FILENAME "storage_alloc_filename"   /* file, block device or directory; %r %h %% */
@@ -27,17 +33,29 @@ extern "C" {
 #define MPISW_HINT_ORDER "storage_alloc_order"         /* memory_first | storage_first */
 #define MPISW_HINT_UNLINK "storage_alloc_unlink"       /* true | false */
 #define MPISW_HINT_DISCARD "storage_alloc_discard"     /* true | false */
+#define MPISW_HINT_BACKEND "storage_backend"           /* mmap | pager (docs/PAGER.md) */
+#define MPISW_HINT_PAGER_MEMORY "storage_pager_memory" /* bytes the pager may hold (K/M/G) */
+#define MPISW_HINT_NODE_SHARED "storage_node_shared"   /* true | false: one node's storage
+                                                          window on the MPI's shared window */
 
 /* MPI-IO hints honoured for storage windows. */
-#define MPISW_HINT_ACCESS_STYLE "access_style"
+#define MPISW_HINT_ACCESS_STYLE "access_style"         /* read_once,random,... (madvise) */
 #define MPISW_HINT_FILE_PERM "file_perm"               /* octal mode of created files */
-#define MPISW_HINT_STRIPING_FACTOR "striping_factor"
-#define MPISW_HINT_STRIPING_UNIT "striping_unit"
+#define MPISW_HINT_STRIPING_FACTOR "striping_factor"   /* Lustre stripe count */
+#define MPISW_HINT_STRIPING_UNIT "striping_unit"       /* Lustre stripe size, bytes */
+
+/* The standard MPI key of shared windows that the library reads. */
+#define MPISW_HINT_SHARED_NONCONTIG "alloc_shared_noncontig" /* true | false */
+
+/* Keys of the RMA extensions (docs/RMA_EXTENSIONS.md). */
+#define MPISW_HINT_WIN_SCOPE "mpi_win_scope"           /* process | thread */
+#define MPISW_HINT_WIN_ORDER "mpi_win_order"           /* true | false */
+#define MPISW_HINT_ACCUMULATE_INTRINSIC "mpi_assert_accumulate_intrinsic" /* true | false */
 
 /* Environment variables. */
 #define MPISW_ENV_HINTS "MPISW_HINTS"                  /* "key=value;key=value" defaults */
 #define MPISW_ENV_DISABLE "MPISW_DISABLE"              /* 1: pure pass-through */
-#define MPISW_ENV_REPORT "MPISW_REPORT"                /* 1: summary at MPI_Finalize */
+#define MPISW_ENV_REPORT "MPISW_REPORT"                /* 1: "active" line at MPI_Init, summary and leaks at MPI_Finalize */
 #define MPISW_ENV_MEMORY_LIMIT "MPISW_MEMORY_LIMIT"    /* per-process memory budget */
 
 /*

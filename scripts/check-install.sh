@@ -7,6 +7,10 @@
 #   1. the MPI wrapper + pkg-config --cflags --libs mpisw   (libmpisw.so)
 #   2. CMake find_package(mpisw) + target mpisw::mpisw        (libmpisw.so)
 #   3. CMake find_package(mpisw) + target mpisw::mpisw_static (libmpisw.a)
+#   4. the MPI wrapper + pkg-config --static --cflags --libs mpisw-static
+#      (libmpisw.a: the binary must not need libmpisw at run time)
+# and checks the installed dht program (dht --version, from the prefix) and
+# the documentation in share/doc/mpisw.
 # The consumer puts a window on storage; it passes only when the library
 # really interposed (the file exists while the window lives, and
 # MPI_Win_get_info says alloc_type=storage). The temporary prefix is removed
@@ -45,13 +49,36 @@ step "cmake --install $build --prefix $prefix"
 pc=$(find "$prefix" -name mpisw.pc -path '*/pkgconfig/*' | head -n 1)
 [ -n "$pc" ] || fail "no mpisw.pc installed"
 libdir=$(dirname "$(dirname "$pc")")
+soname="libmpisw-$MPISW_MPI_FLAVOR.so.0"
 for f in "$prefix/include/mpisw.h" "$libdir/libmpisw.so" "$libdir/libmpisw.a" \
+         "$libdir/$soname" "$libdir/pkgconfig/mpisw-static.pc" \
+         "$prefix/bin/dht" "$prefix/share/doc/mpisw/README.md" \
+         "$prefix/share/doc/mpisw/LICENSE" "$prefix/share/doc/mpisw/TROUBLESHOOTING.md" \
          "$libdir/cmake/mpisw/mpiswConfig.cmake" \
          "$libdir/cmake/mpisw/mpiswConfigVersion.cmake" \
          "$libdir/cmake/mpisw/mpiswTargets.cmake"; do
   [ -e "$f" ] || fail "not installed: ${f#"$prefix"/}"
 done
-step "installed: include/mpisw.h ${libdir#"$prefix"/}/{libmpisw.so,libmpisw.a,pkgconfig/mpisw.pc,cmake/mpisw/}"
+[ "$(readlink "$libdir/libmpisw.so")" = "libmpisw-$MPISW_MPI_FLAVOR.so" ] ||
+  fail "libmpisw.so does not point to libmpisw-$MPISW_MPI_FLAVOR.so"
+if command -v readelf >/dev/null; then
+  readelf -d "$libdir/$soname" | grep -q "SONAME.*\[$soname\]" || fail "the soname is not $soname"
+fi
+step "installed: include/mpisw.h ${libdir#"$prefix"/}/{$soname,libmpisw.so,libmpisw.a,pkgconfig/mpisw{,-static}.pc,cmake/mpisw/} bin/dht share/doc/mpisw/"
+
+# dht --version from the prefix, outside the build tree, without a library path.
+want_mpi=MPICH
+[ "$MPISW_MPI_FLAVOR" = openmpi ] && want_mpi="Open MPI"
+version=$(sed -n 's/^Version: *//p' "$pc")
+got=$(cd / && env -u LD_LIBRARY_PATH "$prefix/bin/dht" --version) || fail "dht --version failed"
+[ "$got" = "dht $version (mpisw, built for $want_mpi)" ] ||
+  fail "dht --version says '$got', want 'dht $version (mpisw, built for $want_mpi)'"
+if command -v ldd >/dev/null; then
+  found=$(ldd "$prefix/bin/dht" | sed -n "s|^[[:space:]]*$soname => \(.*\) (0x.*|\1|p")
+  [ -n "$found" ] && [ "$(readlink -f "$found")" = "$(readlink -f "$libdir/$soname")" ] ||
+    fail "the installed dht does not find $soname in $libdir: $(ldd "$prefix/bin/dht" | grep mpisw)"
+fi
+step "$got"
 
 # pkg-config: only -I/-L/-l, nothing MPI-specific, paths in this prefix.
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
@@ -168,8 +195,8 @@ check_order() {
   local exe=$1 needed
   needed=$(readelf -d "$exe" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
   case "$needed" in
-    *libmpisw.so*libmpi*) ;;
-    *) fail "$exe: libmpisw.so is not ahead of the MPI library (NEEDED: $needed)" ;;
+    *"libmpisw-$MPISW_MPI_FLAVOR.so"*libmpi*) ;;
+    *) fail "$exe: libmpisw-$MPISW_MPI_FLAVOR.so is not ahead of the MPI library (NEEDED: $needed)" ;;
   esac
 }
 
@@ -209,5 +236,26 @@ grep -q "for $MPISW_MPI_FLAVOR" "$work/cmake.log" || fail "the package is not fo
 if command -v readelf >/dev/null; then check_order "$work/consumer-build/consumer_shared"; fi
 run "$work/consumer-build/consumer_shared"
 run "$work/consumer-build/consumer_static"
+
+# 4. Static, through pkg-config: the archive, so the binary runs from any
+# directory without libmpisw next to it.
+scflags=$(pkg-config --static --cflags mpisw-static)
+slibs=$(pkg-config --static --libs mpisw-static)
+case " $slibs " in *"/libmpisw.a "*) ;; *) fail "pkg-config --static --libs mpisw-static lacks libmpisw.a: $slibs" ;; esac
+step "build with $MPISW_MPICC \$(pkg-config --static --cflags --libs mpisw-static): $slibs"
+# shellcheck disable=SC2086
+"$MPISW_MPICC" -o "$work/consumer_static_pc" "$work/consumer/consumer.c" $scflags $slibs ||
+  fail "the static link failed"
+if command -v readelf >/dev/null; then
+  if readelf -d "$work/consumer_static_pc" | grep NEEDED | grep -q libmpisw; then
+    fail "the static consumer still needs libmpisw: $(readelf -d "$work/consumer_static_pc" | grep NEEDED | tr '\n' ' ')"
+  fi
+fi
+if command -v ldd >/dev/null && ldd "$work/consumer_static_pc" | grep -q libmpisw; then
+  fail "ldd: the static consumer loads libmpisw"
+fi
+mv "$libdir" "$libdir.moved" # nothing of the prefix may be needed at run time
+run "$work/consumer_static_pc"
+mv "$libdir.moved" "$libdir"
 
 step "ok"

@@ -15,7 +15,7 @@ build=$(cd "$1" && pwd)
 . "$build/mpisw-build.env"
 ex="$build/examples"
 case "$build" in "$PWD"/*) rel=${build#"$PWD"/} ;; *) rel=$build ;; esac
-lib=$(find "$build/src" -maxdepth 1 -name 'libmpisw.so*' -type f | head -n 1)
+lib="$build/src/libmpisw-$MPISW_MPI_FLAVOR.so.0" # one soname per MPI (src/CMakeLists.txt)
 
 # The launcher of this build; "setenv NAME VALUE" words become its own flags.
 launch() {
@@ -145,7 +145,7 @@ Then the window is freed, a new window is opened on the same file, and it \
 holds the last checkpoint: that is the restart." \
   2 "$ex/checkpoint"
 
-if [ -n "$lib" ]; then
+if [ -e "$lib" ]; then
   show "5a. preload: an unmodified MPI program, without mpisw" \
 "preload.c is a plain MPI program, not linked with libmpisw. Run as is, its \
 window is ordinary MPI memory." \

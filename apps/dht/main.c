@@ -154,7 +154,27 @@ static void apply_memory_limit(int argc, char **argv) {
   exit(DHT_ALLOC_ERROR);
 }
 
+#ifndef MPISW_PROJECT_VERSION
+#define MPISW_PROJECT_VERSION "unknown"
+#endif
+#ifdef OPEN_MPI
+#define DHT_MPI "Open MPI"
+#else
+#define DHT_MPI "MPICH"
+#endif
+
+/* --version answers without MPI, so it works outside mpiexec. */
+static int asked_version(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--version")) return 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (asked_version(argc, argv)) {
+    printf("dht %s (mpisw, built for %s)\n", MPISW_PROJECT_VERSION, DHT_MPI);
+    return DHT_OK;
+  }
   apply_memory_limit(argc, argv);
   MPI_Init(&argc, &argv);
   /* Errors come back as codes: the DHT says what failed and exits cleanly. */

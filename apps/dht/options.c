@@ -24,6 +24,7 @@ static const char usage[] =
     "  --verify V          full (look every key up with MPI_Get, and check the chains) |\n"
     "                      local (each owner checks its chains) | none (default full)\n"
     "  --quiet             no summary line on stderr\n"
+    "  --version           print the version and the MPI it was built for, then exit\n"
     "exit codes: 0 ok, 1 verify failed, 2 bad option, 3 over the memory budget,\n"
     "            4 allocation or MPI error, 5 an overflow heap is full\n";
 

@@ -176,7 +176,8 @@ int mpisw_file_open(struct mpisw_file *f, const char *path, const struct mpisw_f
     mpisw_file_rollback(f);
     return -1;
   }
-  if (f->created && sync_parent(f->path, e)) {
+  /* a unique file has no directory entry to make durable */
+  if (f->created && !f->unique && sync_parent(f->path, e)) {
     mpisw_file_rollback(f);
     return -1;
   }

@@ -66,6 +66,7 @@ MPISW_EXPORT int MPIX_Rrget_accumulate(const void *oa, int oc, MPI_Datatype odt,
 MPISW_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   int rc = PMPI_Win_create_dynamic(info, comm, win);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_created(*win, info, 1);
+  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_open_win(*win, 0);
   return rc;
 }
 

@@ -7,6 +7,7 @@ MPISW_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, M
   if (mpisw_disabled) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
   int rc = mpisw_win_allocate("MPI_Win_allocate", size, disp_unit, info, comm, baseptr, win, 0);
   if (rc == MPI_SUCCESS) mpisw_rmax_created(*win, info, 0);
+  if (rc == MPI_SUCCESS) mpisw_open_win(*win, size);
   return rc;
 }
 
@@ -16,6 +17,7 @@ MPISW_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info 
   int rc = mpisw_win_allocate_shared("MPI_Win_allocate_shared", size, disp_unit, info, comm,
                                      baseptr, win, 0);
   if (rc == MPI_SUCCESS) mpisw_rmax_created(*win, info, 0);
+  if (rc == MPI_SUCCESS) mpisw_open_win(*win, size);
   return rc;
 }
 
@@ -39,6 +41,7 @@ MPISW_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_In
   int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_win_created(*win, base, size);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_created(*win, info, 0);
+  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_open_win(*win, size);
   return rc;
 }
 
@@ -64,9 +67,11 @@ MPISW_EXPORT int MPI_Win_sync(MPI_Win win) {
 MPISW_EXPORT int MPI_Win_free(MPI_Win *win) {
   if (mpisw_disabled) return PMPI_Win_free(win);
   int handled = 0;
+  MPI_Win was = *win;
   int rc = mpisw_rmax_free(win, &handled);
-  if (handled) return rc;
-  return mpisw_win_free(win);
+  if (!handled) rc = mpisw_win_free(win);
+  if (rc == MPI_SUCCESS) mpisw_closed_win(was);
+  return rc;
 }
 
 MPISW_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {

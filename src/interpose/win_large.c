@@ -7,6 +7,7 @@ MPISW_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info 
   if (mpisw_disabled) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
   int rc = mpisw_win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm, baseptr, win, 1);
   if (rc == MPI_SUCCESS) mpisw_rmax_created(*win, info, 0);
+  if (rc == MPI_SUCCESS) mpisw_open_win(*win, size);
   return rc;
 }
 
@@ -17,6 +18,7 @@ MPISW_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MP
   int rc = mpisw_win_allocate_shared("MPI_Win_allocate_shared_c", size, disp_unit, info, comm,
                                      baseptr, win, 1);
   if (rc == MPI_SUCCESS) mpisw_rmax_created(*win, info, 0);
+  if (rc == MPI_SUCCESS) mpisw_open_win(*win, size);
   return rc;
 }
 
@@ -36,6 +38,7 @@ MPISW_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
   int rc = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_win_created(*win, base, size);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_created(*win, info, 0);
+  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_open_win(*win, size);
   return rc;
 }
 #endif

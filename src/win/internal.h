@@ -208,6 +208,20 @@ int mpisw_win_free(MPI_Win *win);
 int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used);
 int mpisw_win_flavor(MPI_Win win, int **flavor);
 void mpisw_finalize(void);
+/* report.c: after PMPI_Init, with MPISW_REPORT=1, rank 0 says the library is
+ * active, its version and the MPI it was built for. */
+void mpisw_report_init(void);
+/* bytes with the unit that suits them ("512 B", "4.0 KiB", "1.5 MiB"). */
+const char *mpisw_format_bytes(double bytes, char *buf, int len);
+
+/* ---- leaks.c: windows and MPI_Alloc_mem ranges not freed yet (kept with
+ * MPISW_REPORT=1 only; the interposed calls report successes) ---- */
+enum { MPISW_OPEN_WIN = 0, MPISW_OPEN_MEM = 1 };
+void mpisw_open_win(MPI_Win win, MPI_Aint bytes);  /* bytes: this rank's size */
+void mpisw_closed_win(MPI_Win win);
+void mpisw_open_mem(const void *base, MPI_Aint bytes);
+void mpisw_closed_mem(const void *base);
+void mpisw_open_count(int what, long *count, double *bytes);
 
 /* ---- node_shared.c: storage windows of one node on the MPI's shared-memory
  * path. Collective; 1 when *win and *base are made, 0 when the caller must
@@ -227,6 +241,14 @@ int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_A
 
 /* ---- quirks.c: MPI bugs worked around before MPI_Init ---- */
 void mpisw_quirks_before_init(void);
+
+/* ---- identity.c: the MPI this library was built for ---- */
+#define MPISW_EXIT_WRONG_MPI 3
+const char *mpisw_built_for(void);                   /* "MPICH" or "Open MPI" */
+/* When the process runs the other MPI (a libmpisw for MPICH preloaded into
+ * an Open MPI program, or the reverse): one line on stderr naming both, then
+ * _exit(MPISW_EXIT_WRONG_MPI). Called when loaded and again at MPI_Init. */
+void mpisw_identity_check(void);
 
 /* ---- rmax (src/rmax/hooks.c): RMA extensions, issue 5 ---- */
 void mpisw_rmax_init(void);                          /* after PMPI_Init */

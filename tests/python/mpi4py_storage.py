@@ -1,6 +1,6 @@
 """An mpi4py program on storage windows through LD_PRELOAD.
 
-Run as: mpiexec -n N env LD_PRELOAD=libmpisw.so python3 mpi4py_storage.py
+Run as: mpiexec -n N env LD_PRELOAD=libmpisw-openmpi.so.0 python3 mpi4py_storage.py
 Each rank puts a block into the next rank's storage window; after
 MPI_Win_sync and after MPI_Win_free the bytes must be in each rank's file.
 """
