@@ -115,7 +115,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
                         for k, ooc in groups], fontsize=8)
     ax.set_ylabel("mstream bandwidth with sync, MiB/s")
     ax.set_title(f"Storage-window backends (median, min–max over reps); {stamp}", fontsize=9)
-    ax.legend(fontsize=8)
+    R.legend_outside(ax)
     return R.save_png(fig, plt, out, suite, "backends")
 
 
