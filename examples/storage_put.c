@@ -1,9 +1,10 @@
 /*
  * storage_put: even ranks write into the storage windows of odd ranks.
  *
- * The shape of the paper's first listing: every rank allocates an MPI window
- * on storage through three MPI_Info hints, even rank r puts a block of
- * integers into the window of rank r+1 inside a passive-target epoch
+ * The shape of the first listing of "MPI Windows on Storage for HPC
+ * Applications" (Rivas-Gomez et al.; README, Sources): every rank allocates
+ * an MPI window on storage through three MPI_Info hints, even rank r puts a
+ * block of integers into the window of rank r+1 inside a passive-target epoch
  * (MPI_Win_lock / MPI_Win_unlock), and each odd rank then calls MPI_Win_sync,
  * which returns when the window's file holds what is in memory.
  *
