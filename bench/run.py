@@ -1639,6 +1639,23 @@ def write_readme(out):
 
 # ---------------------------------------------------------------------------
 
+def replot(suite, out):
+    """Draws the plots of OUT/latest-SUITE.json again, as its run did."""
+    path = os.path.join(out, f"latest-{suite}.json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"bench: cannot read {path}: {e}", file=sys.stderr)
+        return 2
+    started = dt.datetime.fromisoformat(doc["started"])
+    pngs = plot_all(suite, doc["summary"], doc["runs"], out,
+                    started.strftime("%Y-%m-%d %H:%M UTC"))
+    for p in pngs.values():
+        say(f"bench: plot {os.path.join(out, p)}")
+    return 0
+
+
 def build_command(build):
     """What to type to build the tree BUILD (make build for the usual ones)."""
     rel = repo_path(build)
@@ -1679,10 +1696,15 @@ def main(argv=None):
     ap.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     ap.add_argument("--readme-only", action="store_true",
                     help="only write OUT/README.md again from the latest JSON files in OUT")
+    ap.add_argument("--plots-only", action="store_true",
+                    help="only draw the plots of OUT/latest-SUITE.json again (after a change "
+                         "of the plots; nothing is measured)")
     a = ap.parse_args(argv)
     if a.readme_only:
         write_readme(os.path.abspath(a.out))
         return 0
+    if a.plots_only:
+        return replot(a.suite, os.path.abspath(a.out))
     given = sys.argv[1:] if argv is None else argv
     command = shlex.join(["python3", "bench/run.py"] + [repo_text(w) for w in given])
     a.build = os.path.abspath(a.build)

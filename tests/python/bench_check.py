@@ -7,7 +7,7 @@
                                   relative to the repository, no matplotlib
                                   warning, a word that smoke numbers are not
                                   measurements, no empty plot, no legend on a
-                                  panel
+                                  panel; --plots-only draws them again
     bench_check.py unbuilt BUILD  a configured but unbuilt tree: one message
                                   with the command to run, no step runs
 
@@ -144,6 +144,15 @@ def smoke(build):
     for name in doc["plots"].values():
         check(os.path.isfile(os.path.join(out, name)), f"plot {name} written")
     check(empty_figure_not_saved(), "a figure without data is not saved")
+    tmp = tempfile.mkdtemp(prefix="mpisw-bench-replot-")
+    try:
+        shutil.copy(latest, tmp)
+        p = run_driver(["--suite", "smoke", "--plots-only", "--out", tmp], timeout=120)
+        made = sorted(f for f in os.listdir(tmp) if f.endswith(".png"))
+        check(p.returncode == 0 and made == sorted(doc["plots"].values()),
+              f"--plots-only draws the run's plots again ({made})")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     bad = legends_clear(doc)
     check(not bad, "no legend on a panel" + (": " + "; ".join(bad) if bad else ""))
 
