@@ -4,7 +4,7 @@
 # (MPISW_DISABLE=1). The examples get the same check as example_*_disabled.
 add_test(NAME readme_code
          COMMAND ${MPISW_SH} ${MPISW_TOOLS}/readme_snippets.sh ${PROJECT_SOURCE_DIR}/README.md
-                 ${MPISW_MPI_C_COMPILER_PATH} ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS} --
+                 ${MPI_C_COMPILER} ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS} --
                  $<TARGET_FILE:mpisw> -Wl,-rpath,$<TARGET_FILE_DIR:mpisw>)
 set_tests_properties(readme_code PROPERTIES TIMEOUT 120 PROCESSORS 2 LABELS "example"
                      ENVIRONMENT "${MPISW_MPIEXEC_ENV}")
