@@ -3,7 +3,7 @@
 
     python3 bench/run.py --suite quick|full|outofcore|smoke|<suite of a bench/suite_*.py>
                          [--build build/mpich]
-                         [--path /tmp] [--out results] [--reps 3]
+                         [--path /tmp] [--out build/results] [--reps 3]
 
 One run of a suite:
   * runs the benchmark programs of a build tree (BUILD/bench/mstream,
@@ -22,6 +22,13 @@ One run of a suite:
     facts, every run, per-configuration min/median/max), PNG plots
     OUT/<suite>-<bench>.png and OUT/README.md (tables and the ratios the
     project tracks, for the latest run of every suite found in OUT).
+    OUT is build/results/ unless given: git ignores it, so a run leaves the
+    checkout clean; the project's published figures change only with
+    --out results. Paths inside the checkout are recorded relative to it.
+
+A build tree whose programs are missing stops the run before any step, with
+the command that builds them. The smoke suite's figures are no measurements
+(tiny sizes): it says so.
 
 A program run that fails is recorded with the tail of its stderr and the
 suite goes on; the exit status is 1 when anything failed.
@@ -113,13 +120,66 @@ def this_module():
     return sys.modules[__name__]
 
 
-def save_png(fig, plt, out, suite, bench):
-    """Writes a suite module's figure as OUT/<suite>-<bench>.png; {bench: name}."""
-    fig.tight_layout()
+def save_png(fig, plt, out, suite, bench, layout=True):
+    """Writes a figure as OUT/<suite>-<bench>.png; {bench: name}, or {} when
+    no panel has data (a suite that did not run a benchmark gets no empty
+    plot). Panels without data go; the saved area grows to take in legends
+    placed outside the panels (see legend_outside)."""
+    axes = [ax for ax in fig.get_axes() if ax.axison]
+    empty = [ax for ax in axes if not ax.has_data()]
+    if len(empty) == len(axes):
+        plt.close(fig)
+        return {}
+    for ax in empty:
+        ax.remove()
+    if layout:
+        fig.tight_layout()
     name = f"{suite}-{bench}.png"
-    fig.savefig(os.path.join(out, name), dpi=110)
+    fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
     plt.close(fig)
     return {bench: name}
+
+
+def legend_outside(ax, **kw):
+    """A panel's legend to the right of it, where it covers no bar, line or
+    tick label; nothing (and no matplotlib warning) when nothing is labelled."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, fontsize=kw.pop("fontsize", 8), **kw)
+
+
+def figure_legend_below(fig, axes, ncol=2):
+    """One legend for a figure of panels, under all of them (outside every
+    panel); save_png's tight bounding box takes it in. Labels of every panel,
+    each once."""
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="upper center",
+                   bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=8, frameon=False)
+
+
+def repo_path(p):
+    """A path as recorded in results: relative to the repository when inside
+    it (results are shared; the local checkout's location is nobody's
+    business), otherwise as given. Also used on paths recorded by another
+    checkout (an absolute .../build/<x>, shown from build/)."""
+    if not isinstance(p, str) or not os.path.isabs(p):
+        return p
+    if p == ROOT or p.startswith(ROOT + os.sep):
+        return os.path.relpath(p, ROOT)
+    m = re.search(r"(?:^|/)(build(?:-[^/]*)?/.*)$", p)
+    return m.group(1) if m else p
+
+
+def repo_text(text):
+    """Text (a command line) with this checkout's location left out."""
+    if not isinstance(text, str):
+        return text
+    return text.replace(ROOT + os.sep, "")
 
 
 def program_path(build, bench):
@@ -677,7 +737,7 @@ class Runner:
         return True, f"skipped: {why}"
 
     def fail(self, step, rep, cmd, rc, why, secs, stdout=""):
-        shown = self.launcher.shown(cmd) if cmd else None
+        shown = repo_text(self.launcher.shown(cmd)) if cmd else None
         if shown and step.memlimit:
             shown = f"(in a memory cgroup of the driver's, limit {step.memlimit} bytes) " + shown
         self.failures.append({"step": step.label, "bench": step.bench, "rep": rep,
@@ -1078,8 +1138,8 @@ def plot_all(suite, summary, runs, out, stamp):
     pngs = {}
     title_tail = f"{suite} suite, {stamp}"
 
-    def save(fig, bench):
-        pngs.update(save_png(fig, plt, out, suite, bench))
+    def save(fig, bench, layout=True):
+        pngs.update(save_png(fig, plt, out, suite, bench, layout))
 
     # mstream: bandwidth per kernel, one panel per (ranks, size).
     ms = [s for s in summary if s["bench"] == "mstream" and "bw_MiBps" in s["metrics"]
@@ -1097,8 +1157,7 @@ def plot_all(suite, summary, runs, out, stamp):
         lims = limits(runs)
         ncol = min(2, len(panels))
         nrow = (len(panels) + ncol - 1) // ncol
-        legend_in = 0.25 + 0.2 * ((len(series) + len(lims) + 1) // 2)
-        fig_h = 4.3 * nrow + 0.7 + legend_in
+        fig_h = 4.3 * nrow + 0.7
         fig, axes = plt.subplots(nrow, ncol, figsize=(7 * ncol, fig_h), squeeze=False)
         lowest = min([s["metrics"]["bw_MiBps"]["min"] for s in ms] + [v for _, v, _, _ in lims])
         width = 0.8 / max(1, len(series))
@@ -1136,12 +1195,11 @@ def plot_all(suite, summary, runs, out, stamp):
             ax.grid(axis="y", which="both", alpha=0.3)
         for i in range(len(panels), nrow * ncol):
             axes[i // ncol][i % ncol].axis("off")
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
         fig.suptitle(f"mstream bandwidth: memory vs storage vs combined windows\n"
                      f"{title_tail}; lines: this machine's limits", fontsize=10)
-        fig.tight_layout(rect=(0, legend_in / fig_h, 1, 1))
-        save(fig, "mstream")
+        fig.tight_layout()
+        figure_legend_below(fig, [ax for row in axes for ax in row])
+        save(fig, "mstream", layout=False)
 
     # mstream out of core: its own small plot (linear scale; the device's
     # limits as lines), bars without and with the access hint per kernel,
@@ -1157,9 +1215,7 @@ def plot_all(suite, summary, runs, out, stamp):
         hinted = (False, True)
         width = 0.8 / (len(setups) * len(hinted))
         lims = [x for x in limits(runs) if not x[0].startswith("memcpy")]  # far off this scale
-        nleg = len(setups) * len(hinted) + len(lims) + 1
-        legend_in = 0.25 + 0.2 * ((nleg + 1) // 2)
-        fig_h = 4.4 + legend_in
+        fig_h = 4.4
         fig, ax = plt.subplots(figsize=(max(6.5, 2.2 * len(kernels) + 2.5), fig_h))
         colors = ["tab:orange", "tab:green", "tab:olive", "tab:cyan", "tab:pink", "tab:gray"]
         top = 0
@@ -1212,16 +1268,15 @@ def plot_all(suite, summary, runs, out, stamp):
         ax.yaxis.set_major_formatter(num_fmt)
         ax.set_ylabel("MiB/s (median; bars: min–max)")
         ax.grid(axis="y", alpha=0.3)
-        handles, labels = ax.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
         ranks, size, memlimit = setups[0]
         what = (f"{human_bytes(size)} storage window in a {human_bytes(memlimit)} memory "
                 f"cgroup, {ranks} rank{'s' * (ranks != 1)}" if len(setups) == 1
                 else "storage windows larger than their memory cgroup")
         ax.set_title(f"mstream out of core: {what}\n{title_tail}; lines: fio on the same "
                      f"file system", fontsize=9)
-        fig.tight_layout(rect=(0, legend_in / fig_h, 1, 1))
-        save(fig, "mstream_outofcore")
+        fig.tight_layout()
+        figure_legend_below(fig, [ax])
+        save(fig, "mstream_outofcore", layout=False)
 
     # RMA: latency and bandwidth vs size, memory vs storage, log-log.
     rma = [s for s in summary if s["bench"] == "rma"]
@@ -1267,13 +1322,13 @@ def plot_all(suite, summary, runs, out, stamp):
                 ax.set_xlabel("message size")
                 ax.set_ylabel(ylabel)
                 ax.set_title("MPI_" + "_".join(w.capitalize() for w in str(op).split("_")))
-                ax.legend(fontsize=7)
         fig.suptitle(f"RMA between 2 ranks: memory vs storage window ({title_tail}; "
                      f"median, bars min–max)"
                      + (f"\n{', '.join(left_out)}: one size only, in the README's table"
                         if left_out else ""), fontsize=10)
         fig.tight_layout()
-        save(fig, "rma")
+        figure_legend_below(fig, [ax for row in axes for ax in row])
+        save(fig, "rma", layout=False)
 
     # membw and fio: the limits themselves.
     for bench, metric_list, ylabel, xkey in (
@@ -1295,12 +1350,13 @@ def plot_all(suite, summary, runs, out, stamp):
                     ys.append(st["median"])
                     lo.append(st["median"] - st["min"])
                     hi.append(st["max"] - st["median"])
-            ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=mlabel)
+            if xs:
+                ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=mlabel)
         ax.set_xticks(range(len(names)))
         ax.set_xticklabels([str(n) for n in names])
         ax.set_ylabel(f"{ylabel} (median; bars: min–max)")
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=8)
+        legend_outside(ax)
         size = rows[0]["fields"].get("size")
         what = ("memory bandwidth (membw)" if bench == "membw"
                 else "file system limits (fio, bs 16 MiB, psync)")
@@ -1317,6 +1373,11 @@ def plot_all(suite, summary, runs, out, stamp):
 # README
 
 SUITE_ORDER = ["full", "quick", "outofcore", "smoke"]
+# Untracked by default (build/ is in .gitignore): a user's run must not dirty
+# the checkout; the project's published results/ change only when asked.
+DEFAULT_OUT = os.path.join(ROOT, "build", "results")
+SMOKE_NOTE = ("smoke suite: tiny sizes that check the programs and this driver; "
+              "its numbers and ratios are not measurements")
 
 
 def md_table(header, rows):
@@ -1334,10 +1395,10 @@ def readme_section(doc):
     s.append("")
     s.append(f"Measured on this machine on {started[:10]}, by:")
     s.append("")
-    s.append("```sh\n" + doc["command"] + "\n```")
+    s.append("```sh\n" + repo_text(doc["command"]) + "\n```")
     s.append("")
     dur = doc.get("duration_s")
-    s.append(f"Build `{os.path.relpath(doc['build'], ROOT) if doc['build'].startswith(ROOT) else doc['build']}`"
+    s.append(f"Build `{repo_path(doc['build'])}`"
              f" ({m.get('mpi_flavor')}), {doc['reps']} rep(s) per configuration"
              + (f", {dur:.0f} s in all" if dur is not None else "")
              + f". Data: [`{doc['file']}`]({doc['file']}).")
@@ -1578,6 +1639,31 @@ def write_readme(out):
 
 # ---------------------------------------------------------------------------
 
+def replot(suite, out):
+    """Draws the plots of OUT/latest-SUITE.json again, as its run did."""
+    path = os.path.join(out, f"latest-{suite}.json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"bench: cannot read {path}: {e}", file=sys.stderr)
+        return 2
+    started = dt.datetime.fromisoformat(doc["started"])
+    pngs = plot_all(suite, doc["summary"], doc["runs"], out,
+                    started.strftime("%Y-%m-%d %H:%M UTC"))
+    for p in pngs.values():
+        say(f"bench: plot {os.path.join(out, p)}")
+    return 0
+
+
+def build_command(build):
+    """What to type to build the tree BUILD (make build for the usual ones)."""
+    rel = repo_path(build)
+    if rel in ("build/mpich", "build/openmpi"):
+        return "make build"
+    return f"cmake --build {shlex.quote(build)}"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1595,8 +1681,10 @@ def main(argv=None):
     ap.add_argument("--path", default="/tmp",
                     help="directory on the file system to measure: storage windows and "
                          "fio's files go to fresh temporary directories there (default /tmp)")
-    ap.add_argument("--out", default=os.path.join(ROOT, "results"),
-                    help="where the JSON, PNGs and README.md go (default results/)")
+    ap.add_argument("--out", default=DEFAULT_OUT,
+                    help="where the JSON, PNGs and README.md go (default build/results/, "
+                         "which git ignores; the tracked results/ changes only when named: "
+                         "--out results)")
     ap.add_argument("--reps", type=int, default=None,
                     help="runs of each configuration (default 3; smoke 1)")
     ap.add_argument("--only", default=None, metavar="REGEX",
@@ -1608,12 +1696,17 @@ def main(argv=None):
     ap.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     ap.add_argument("--readme-only", action="store_true",
                     help="only write OUT/README.md again from the latest JSON files in OUT")
+    ap.add_argument("--plots-only", action="store_true",
+                    help="only draw the plots of OUT/latest-SUITE.json again (after a change "
+                         "of the plots; nothing is measured)")
     a = ap.parse_args(argv)
     if a.readme_only:
         write_readme(os.path.abspath(a.out))
         return 0
-    command = shlex.join(["python3"] + [os.path.relpath(sys.argv[0]) if argv is None
-                                        else "bench/run.py"] + (sys.argv[1:] if argv is None else argv))
+    if a.plots_only:
+        return replot(a.suite, os.path.abspath(a.out))
+    given = sys.argv[1:] if argv is None else argv
+    command = shlex.join(["python3", "bench/run.py"] + [repo_text(w) for w in given])
     a.build = os.path.abspath(a.build)
     a.path = os.path.abspath(a.path)
     a.out = os.path.abspath(a.out)
@@ -1622,14 +1715,23 @@ def main(argv=None):
     if a.reps < 1:
         ap.error("--reps must be at least 1")
     if not os.path.isfile(os.path.join(a.build, "mpisw-build.env")):
-        ap.error(f"{a.build}/mpisw-build.env not found: configure the build first "
-                 f"(cmake -S {ROOT} -B {a.build})")
+        ap.error(f"{a.build}/mpisw-build.env not found: configure and build first "
+                 f"({build_command(a.build)})")
     if not os.path.isdir(a.path):
         ap.error(f"--path {a.path} is not a directory")
     launcher = Launcher(a.build)
     steps = build_suite(a.suite, a)
     if a.only:
         steps = [s for s in steps if re.search(a.only, s.label)]
+    # Once, before anything runs: a configured but unbuilt tree would
+    # otherwise fail every step alike.
+    missing = sorted({program_path(a.build, s.bench) for s in steps if s.bench != "fio"
+                      and not os.access(program_path(a.build, s.bench), os.X_OK)})
+    if missing and not a.list:
+        shown = ", ".join(repo_path(m) for m in missing)
+        print(f"bench: not built: {shown}\nbench: run `{build_command(a.build)}` first",
+              file=sys.stderr)
+        return 2
     if a.timeout:
         for s in steps:
             s.timeout = a.timeout
@@ -1655,6 +1757,8 @@ def main(argv=None):
     machine = machine_facts(a, launcher)
     say(f"bench: {machine.get('cpu')}, {machine.get('cores')} cores; {a.path} is "
         f"{machine.get('fs')} on {machine.get('device')}")
+    if a.suite == "smoke":
+        say(f"bench: {SMOKE_NOTE}")
 
     workdir = tempfile.mkdtemp(prefix="mpisw-bench-", dir=a.path)
     fiodir = tempfile.mkdtemp(prefix="mpisw-fio-", dir=a.path)
@@ -1683,9 +1787,10 @@ def main(argv=None):
     fname = f"{a.suite}-{stamp}.json"
     doc = {"suite": a.suite, "command": command, "started": started.isoformat(timespec="seconds"),
            "finished": now_utc().isoformat(timespec="seconds"),
-           "duration_s": round(time.monotonic() - t0, 1), "reps": a.reps, "build": a.build,
-           "path": a.path, "file": fname, "interrupted": interrupted, "machine": machine,
-           "commands": runner.commands, "runs": runner.runs, "failures": runner.failures,
+           "duration_s": round(time.monotonic() - t0, 1), "reps": a.reps,
+           "build": repo_path(a.build), "path": a.path, "file": fname,
+           "interrupted": interrupted, "machine": machine,
+           "commands": {k: repo_text(v) for k, v in runner.commands.items()}, "runs": runner.runs, "failures": runner.failures,
            "skipped": runner.skipped, "summary": summary, "ratios": compute_ratios(runner.runs),
            "plots": {}}
     if not a.no_plots:
@@ -1703,9 +1808,11 @@ def main(argv=None):
                                     "stderr_tail": f"plotting failed: {type(e).__name__}: {e}"})
     doc["duration_s"] = round(time.monotonic() - t0, 1)
     path = os.path.join(a.out, fname)
+    # Paths inside the checkout (build tree, --path, the programs' own
+    # records, stderr tails) are kept relative to it: results are shared.
+    text = json.dumps(doc, indent=1).replace(json.dumps(ROOT + os.sep)[1:-1], "")
     with open(path, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+        f.write(text + "\n")
     shutil.copyfile(path, os.path.join(a.out, f"latest-{a.suite}.json"))
     write_readme(a.out)
 
@@ -1713,6 +1820,8 @@ def main(argv=None):
     for p in doc["plots"].values():
         say(f"bench: plot {os.path.join(a.out, p)}")
     say(f"bench: {os.path.join(a.out, 'README.md')}")
+    if a.suite == "smoke" and doc["ratios"]:
+        say(f"bench: {SMOKE_NOTE}: the ratios below only show that they can be computed")
     for r in doc["ratios"]:
         if r.get("bytes") in (None, "all>=64KiB"):
             say(f"bench: {r['name']} ({r.get('which')}): median {fmt_ratio(r['median'])} "

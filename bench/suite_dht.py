@@ -157,13 +157,13 @@ def plot(suite, summary, runs, out, stamp, R, plt):
         a.grid(alpha=0.3)
     axf.set_yscale("log")
     axf.set_ylabel("minor page faults\nduring the inserts (all ranks)")
-    axf.legend(fontsize=6, ncol=2)
+    R.legend_outside(axf, fontsize=6)
     axf.set_xlabel("table size, MiB (all ranks: volumes + overflow heaps)")
     ax.set_ylabel("insert time, s (median; bars: min–max)")
     ax.set_title(f"DHT inserts, {RANKS} ranks, fill 0.8, heap factor {HEAP_FACTOR}, in a "
                  f"{CGROUP // MiB} MiB memory cgroup\n{stamp}", fontsize=9)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8)
+    R.legend_outside(ax)
     return R.save_png(fig, plt, out, suite, "dht")
 
 

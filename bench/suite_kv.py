@@ -159,7 +159,9 @@ def plot(suite, summary, runs, out, title_tail, R, plt):
                                               ("write_bytes_per_op", "written")], True),
         ("operations per second", [("ops_per_s", "throughput")], True),
     ]
-    fig, axes = plt.subplots(1, 3, figsize=(17, 5))
+    # One panel per row: the long configuration names fit under the bars and
+    # the legends to the right of them.
+    fig, axes = plt.subplots(3, 1, figsize=(11, 12.5))
     for ax, (ylabel, metrics, logy) in zip(axes, panels):
         width = 0.8 / len(metrics)
         for j, (m, mlabel) in enumerate(metrics):
@@ -180,7 +182,7 @@ def plot(suite, summary, runs, out, title_tail, R, plt):
                 ax.set_ylim(bottom=1)   # all in memory reads nothing
         ax.set_ylabel(ylabel)
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7)
+        R.legend_outside(ax, fontsize=7)
     fig.suptitle(f"mpisw_kv: {OBJECTS} x 1 KiB objects, 16 MiB cache, 90% gets, Zipf 0.99, "
                  f"{R.human_bytes(MEMLIMIT)} memory cgroup (not for all in memory) "
                  f"({title_tail}; median, bars min–max)", fontsize=9)

@@ -89,7 +89,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     if suite != "backends":
         return {}
     groups = [(k, True) for k, _ in KERNELS] + [(k, False) for k, _ in KERNELS]
-    fig, ax = plt.subplots(figsize=(8.5, 4.6))
+    fig, ax = plt.subplots(figsize=(9.5, 4.8))
     width = 0.38
     for j, (backend, color) in enumerate((("mmap", "tab:blue"), ("pager", "tab:orange"))):
         xs, ys, lo, hi = [], [], [], []
@@ -109,13 +109,13 @@ def plot(suite, summary, runs, out, stamp, R, plt):
         ax.axhline(direct["median"], color="tab:red", ls="--", label="fio write O_DIRECT")
         ax.axhline(0.9 * direct["median"], color="tab:red", ls=":", label="0.9 × fio O_DIRECT")
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{k}\n" + (f"out of core ({R.human_bytes(R.OOC_SIZE)} in "
+    ax.set_xticklabels([f"{k}\n" + (f"out of core\n({R.human_bytes(R.OOC_SIZE)} in "
                                     f"{R.human_bytes(R.OOC_MEMLIMIT)})" if ooc else
                                     f"page cache ({INCACHE_SIZE_GIB} GiB)")
                         for k, ooc in groups], fontsize=8)
     ax.set_ylabel("mstream bandwidth with sync, MiB/s")
     ax.set_title(f"Storage-window backends (median, min–max over reps); {stamp}", fontsize=9)
-    ax.legend(fontsize=8)
+    R.legend_outside(ax)
     return R.save_png(fig, plt, out, suite, "backends")
 
 

@@ -140,7 +140,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
         ax.set_xlabel("bytes")
         ax.set_ylabel("µs per op + flush")
         ax.set_title(f"{op} latency {stamp}")
-        ax.legend(fontsize=8)
+        R.legend_outside(ax)
     pngs.update(R.save_png(fig, plt, out, suite, "rmax_latency"))
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -151,7 +151,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     axes[0].set_xlabel("threads")
     axes[0].set_ylabel("µs per 8 B put + flush")
     axes[0].set_title("thread-scope flushes")
-    axes[0].legend(fontsize=8)
+    R.legend_outside(axes[0])
     for mode in ("ordered", "flush", "unordered"):
         xs, ys, lo, hi = series(test="order", mode=mode)
         if xs:
@@ -161,7 +161,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     axes[1].set_xlabel("bytes")
     axes[1].set_ylabel("µs per put")
     axes[1].set_title("ordered puts")
-    axes[1].legend(fontsize=8)
+    R.legend_outside(axes[1])
     pngs.update(R.save_png(fig, plt, out, suite, "rmax_threads_order"))
     return pngs
 

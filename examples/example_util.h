@@ -12,6 +12,11 @@
  *   check_mpi(rc, what)    on an MPI error: prints it, cleans up, MPI_Abort(2)
  *   CHECK(cond, fmt, ...)  on a false condition: prints the message and counts
  *                          a failure; the program goes on
+ *   storage_active()       whether libmpisw is loaded and active, so that the
+ *                          storage hints take effect; rank 0 says once when
+ *                          not (MPISW_DISABLE=1, or a program without the
+ *                          library): the example then checks what MPI
+ *                          promises and leaves out the checks of files
  *   example_result()       sums the failures of all ranks, cleans up, prints
  *                          "<name>: ok" or "<name>: FAILED" on rank 0 and
  *                          returns the exit status (0 or 1) for after
@@ -79,6 +84,21 @@ static inline void cleanup_dir(void)
   }
   rmdir(dir);
   dir[0] = '\0';
+}
+
+/* mpisw_active() of libmpisw (mpisw.h); weak, so that an example also links
+ * and runs without the library: every MPI call in it is correct MPI either
+ * way, only the files are the library's. */
+int mpisw_active(void) __attribute__((weak));
+
+static inline int storage_active(void)
+{
+  int on = mpisw_active && mpisw_active();
+  if (!on && rank == 0)
+    fprintf(stderr, "%s: libmpisw is not active (MPISW_DISABLE=1, or not loaded): the storage "
+            "hints are ignored and the windows are memory; checking the MPI results only\n",
+            example_name);
+  return on;
 }
 
 /* The examples set MPI_ERRORS_RETURN, so MPI calls report errors here. */
