@@ -1,6 +1,6 @@
 #!/bin/sh
 # reportsync.sh MIN_BYTES MAX_BYTES -- COMMAND...
-# Runs COMMAND with MPISW_REPORT=1 and checks the report's "synced:" figure
+# Runs COMMAND with MPISW_REPORT=1 and checks the report's "written:" figure (bytes syncs wrote)
 # (a number with an optional unit: B, bytes, KiB, MiB, GiB, TiB) lies in
 # [MIN_BYTES, MAX_BYTES]. A figure printed in a unit too coarse to show
 # MIN_BYTES (0.0 MiB) passes the lower bound. Exit: 0 when it does, 1 when
@@ -16,8 +16,8 @@ rc=$?
 cat "$out" >&2
 [ "$rc" = 0 ] || exit "$rc"
 awk -v min="$min" -v max="$max" '
-  /synced:/ {
-    s = $0; sub(/.*synced:[ \t]*/, "", s)
+  /written:/ {
+    s = $0; sub(/.*written:[ \t]*/, "", s)
     if (match(s, /^[0-9.]+/) == 0) next
     v = substr(s, 1, RLENGTH) + 0; u = substr(s, RLENGTH + 1); sub(/^[ \t]+/, "", u)
     split(u, w, /[^A-Za-z]/); u = w[1]; m = 1; step = 1
@@ -29,9 +29,9 @@ awk -v min="$min" -v max="$max" '
     # the last printed digit: the figure is b +- half of it
     d = index(substr(s, 1, RLENGTH), ".") ? RLENGTH - index(substr(s, 1, RLENGTH), ".") : 0
     tol = m / 2; for (i = 0; i < d; i++) tol /= 10
-    printf "reportsync.sh: synced %s -> %.0f bytes (+- %.0f), wanted %d..%d\n", substr(s, 1, RLENGTH) " " u, b, tol, min, max
+    printf "reportsync.sh: written %s -> %.0f bytes (+- %.0f), wanted %d..%d\n", substr(s, 1, RLENGTH) " " u, b, tol, min, max
     ok = (b - tol <= max) && (b + tol >= min) && (b <= max)
     exit
   }
-  END { if (!found) { print "reportsync.sh: no synced: figure in the report"; exit 1 } exit ok ? 0 : 1 }
+  END { if (!found) { print "reportsync.sh: no written: figure in the report"; exit 1 } exit ok ? 0 : 1 }
 ' "$out"
