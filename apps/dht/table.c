@@ -18,7 +18,9 @@ static void set_hints(MPI_Info info, const struct dht_options *o, const char *su
     /* a directory: a unique new file per window, removed at free */
     MPI_Info_set(info, "storage_alloc_filename", (char *)o->path);
   } else {
-    snprintf(file, sizeof file, "%s.%s", o->path, suffix);
+    /* a file name: one per rank (%r), or the ranks would share one file */
+    snprintf(file, sizeof file, strstr(o->path, "%r") ? "%s.%s" : "%s.%%r.%s", o->path,
+             suffix);
     MPI_Info_set(info, "storage_alloc_filename", file);
     MPI_Info_set(info, "storage_alloc_unlink", "true");
   }
