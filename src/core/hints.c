@@ -148,7 +148,8 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     h->has_filename = 1;
   } else if (!strcmp(key, "storage_alloc_offset")) {
     if (mpisw_parse_size(value, &h->offset) || h->offset > (uint64_t)INT64_MAX)
-      return bad(e, key, value, "a non-negative byte count (K/M/G suffixes allowed)");
+      return bad(e, key, value,
+                 "a non-negative byte count (digits, optional suffix K, M, G or T)");
   } else if (!strcmp(key, "storage_alloc_factor")) {
     if (!strcmp(value, "auto")) {
       h->factor_auto = 1;
@@ -189,7 +190,7 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     else return bad(e, key, value, "'mmap' or 'pager'");
   } else if (!strcmp(key, "storage_pager_memory")) {
     if (mpisw_parse_size(value, &h->pager_memory) || h->pager_memory == 0)
-      return bad(e, key, value, "a positive byte count (K/M/G suffixes allowed)");
+      return bad(e, key, value, "a positive byte count (digits, optional suffix K, M, G or T)");
   } else if (!strcmp(key, "storage_node_shared")) {
     if (mpisw_parse_bool(value, &h->node_shared)) return bad(e, key, value, "'true' or 'false'");
   } else if (!strcmp(key, "striping_unit")) {

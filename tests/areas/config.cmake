@@ -20,7 +20,13 @@ target_link_libraries(t_config PRIVATE mpisw_testlib mpisw)
 set(_expect ${MPISW_SH} ${MPISW_TOOLS}/expect_stderr.sh)
 
 # Error messages: a ~1000-character path keeps the reason; file_perm=06777.
-mpisw_mpi_test(config_longpath  PROG t_config ARGS longpath  NP 1 2 LABELS config)
+string(REPEAT "a" 240 _a)
+string(REPEAT "b" 240 _b)
+string(REPEAT "c" 240 _c)
+string(REPEAT "d" 240 _d)
+mpisw_mpi_test(config_longpath  PROG t_config ARGS longpath  NP 1 2 LABELS config
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/envrun.sh
+                      "MPISW_HINTS=alloc_type=storage@SC@storage_alloc_filename=@DIR@/${_a}/${_b}/${_c}/${_d}/file-r%r" --)
 mpisw_mpi_test(config_file_perm PROG t_config ARGS file_perm NP 1 2 LABELS config)
 
 # MPISW_ARENA_SIZE far beyond memory: MPI_Init returns at once, rank 0 warns
