@@ -123,6 +123,20 @@ int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count,
                           int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                           MPI_Request *request);
 
+/* ---- version and configuration ---- */
+/* The version of the library that is loaded ("0.1.0"), which may differ from
+ * the MPISW_VERSION_* of the header a program was compiled with. Never NULL;
+ * callable at any time, also before MPI_Init. */
+const char *mpisw_version(void);
+/* The effective configuration: one line per MPISW_* environment variable,
+ * "NAME  value (default)" or "(environment)", or "(default; the
+ * environment's 'x' is not valid)". Written into buf as snprintf writes
+ * (at most len bytes, NUL-terminated when len > 0; buf may be NULL when len
+ * is 0); returns the length of the whole text, so a second call with a
+ * larger buffer gets all of it. Callable at any time. The mpisw-info
+ * program prints it, and MPISW_CONFIG=dump prints it when the library loads. */
+int mpisw_config_string(char *buf, int len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,11 +2,12 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "core/config.h"
 
 const char *const mpisw_hint_keys[] = {
     "alloc_type",           "storage_alloc_filename", "storage_alloc_offset",
@@ -43,28 +44,29 @@ int mpisw_hints_known(const char *key) {
   return 0;
 }
 
+/* The one size form, for hints and the environment: digits, then at most one
+ * suffix K, M, G or T (either case; powers of 1024). Nothing else: no sign,
+ * no spaces, no "KiB"/"KB", no hex, no fraction, no overflow. */
 int mpisw_parse_size(const char *text, uint64_t *out) {
   const char *p = text;
-  while (isspace((unsigned char)*p)) p++;
-  if (!isdigit((unsigned char)*p)) return -1; /* no sign, no empty */
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(p, &end, 10);
-  if (errno) return -1;
+  if (!isdigit((unsigned char)*p)) return -1;
+  uint64_t v = 0;
+  for (; isdigit((unsigned char)*p); p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (v > (UINT64_MAX - d) / 10) return -1;
+    v = v * 10 + d;
+  }
   unsigned shift = 0;
-  switch (toupper((unsigned char)*end)) {
-  case 'K': shift = 10; end++; break;
-  case 'M': shift = 20; end++; break;
-  case 'G': shift = 30; end++; break;
-  case 'T': shift = 40; end++; break;
+  switch (*p) {
+  case 'K': case 'k': shift = 10; p++; break;
+  case 'M': case 'm': shift = 20; p++; break;
+  case 'G': case 'g': shift = 30; p++; break;
+  case 'T': case 't': shift = 40; p++; break;
   default: break;
   }
-  if (shift && (*end == 'i' || *end == 'I')) end++;        /* 4KiB */
-  if (shift && (*end == 'b' || *end == 'B')) end++;        /* 4KB */
-  while (isspace((unsigned char)*end)) end++;
-  if (*end) return -1;
+  if (*p) return -1;
   if (shift && v > (UINT64_MAX >> shift)) return -1;
-  *out = (uint64_t)v << shift;
+  *out = v << shift;
   return 0;
 }
 
@@ -72,6 +74,22 @@ int mpisw_parse_bool(const char *v, int *out) {
   if (!strcasecmp(v, "true") || !strcmp(v, "1")) return *out = 1, 0;
   if (!strcasecmp(v, "false") || !strcmp(v, "0")) return *out = 0, 0;
   return -1;
+}
+
+/* storage_alloc_factor: decimal digits with at most one point ("0.25", ".5",
+ * "1"); no sign, exponent, hex ("0x0.8"), inf or nan. */
+static int parse_fraction(const char *v, double *out) {
+  int digits = 0, points = 0;
+  for (const char *p = v; *p; p++) {
+    if (isdigit((unsigned char)*p)) digits++;
+    else if (*p == '.' && !points++) continue;
+    else return -1;
+  }
+  if (!digits) return -1;
+  double f = strtod(v, NULL);
+  if (f < 0.0 || f > 1.0) return -1;
+  *out = f;
+  return 0;
 }
 
 static int parse_positive_long(const char *v, long *out) {
@@ -130,18 +148,15 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     h->has_filename = 1;
   } else if (!strcmp(key, "storage_alloc_offset")) {
     if (mpisw_parse_size(value, &h->offset) || h->offset > (uint64_t)INT64_MAX)
-      return bad(e, key, value, "a non-negative byte count (K/M/G suffixes allowed)");
+      return bad(e, key, value,
+                 "a non-negative byte count (digits, optional suffix K, M, G or T)");
   } else if (!strcmp(key, "storage_alloc_factor")) {
     if (!strcmp(value, "auto")) {
       h->factor_auto = 1;
     } else {
-      char *end;
-      errno = 0;
-      double f = strtod(value, &end);
-      while (isspace((unsigned char)*end)) end++;
-      if (end == value || *end || errno || isnan(f) || f < 0.0 || f > 1.0 ||
-          !(isdigit((unsigned char)value[0]) || value[0] == '.'))
-        return bad(e, key, value, "a number in [0,1] or 'auto'");
+      double f;
+      if (parse_fraction(value, &f))
+        return bad(e, key, value, "a decimal number in [0,1] such as 0.25, .5 or 1, or 'auto'");
       h->factor = f;
       h->factor_auto = 0;
     }
@@ -162,8 +177,9 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     char *end;
     errno = 0;
     long m = value[0] >= '0' && value[0] <= '7' ? strtol(value, &end, 8) : -1;
-    if (m < 0 || errno || *end || m > 07777)
-      return bad(e, key, value, "an octal file mode such as 0600 or 0644");
+    /* permission bits only: set-uid, set-gid and sticky have no place here */
+    if (m < 0 || errno || *end || m > 0777)
+      return bad(e, key, value, "an octal permission mode from 0 to 0777 such as 0600 or 0644");
     h->file_perm = (int)m;
   } else if (!strcmp(key, "striping_factor")) {
     if (parse_positive_long(value, &h->striping_factor))
@@ -174,7 +190,7 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     else return bad(e, key, value, "'mmap' or 'pager'");
   } else if (!strcmp(key, "storage_pager_memory")) {
     if (mpisw_parse_size(value, &h->pager_memory) || h->pager_memory == 0)
-      return bad(e, key, value, "a positive byte count (K/M/G suffixes allowed)");
+      return bad(e, key, value, "a positive byte count (digits, optional suffix K, M, G or T)");
   } else if (!strcmp(key, "storage_node_shared")) {
     if (mpisw_parse_bool(value, &h->node_shared)) return bad(e, key, value, "'true' or 'false'");
   } else if (!strcmp(key, "striping_unit")) {
@@ -218,6 +234,62 @@ int mpisw_hints_parse_env(struct mpisw_hints *h, const char *text,
     }
   }
   return 0;
+}
+
+/* Levenshtein distance: one insertion, deletion or substitution each. */
+static size_t edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b), row[MPISW_HINT_KEY_MAX + 1];
+  if (m > MPISW_HINT_KEY_MAX) m = MPISW_HINT_KEY_MAX;
+  for (size_t j = 0; j <= m; j++) row[j] = j;
+  for (size_t i = 1; i <= n; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= m; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[m];
+}
+
+const char *mpisw_hints_nearest(const char *key) {
+  const char *best = mpisw_hint_keys[0];
+  size_t best_d = (size_t)-1;
+  for (int i = 0; mpisw_hint_keys[i]; i++) {
+    size_t d = edit_distance(key, mpisw_hint_keys[i]);
+    if (d < best_d) best_d = d, best = mpisw_hint_keys[i];
+  }
+  return best;
+}
+
+int mpisw_hints_warn_unknown(const char *text) {
+  char seen[32][MPISW_HINT_KEY_MAX + 1];
+  int nseen = 0, warned = 0;
+  for (const char *p = text; *p;) {
+    size_t n = strcspn(p, ";");
+    const char *item = p;
+    p += n + (p[n] == ';');
+    while (n && isspace((unsigned char)*item)) item++, n--;
+    size_t kn = strcspn(item, "=;");
+    if (kn > n) kn = n;
+    while (kn && isspace((unsigned char)item[kn - 1])) kn--;
+    if (!kn || kn > MPISW_HINT_KEY_MAX) continue; /* syntax: reported where the hints are used */
+    char key[MPISW_HINT_KEY_MAX + 1];
+    memcpy(key, item, kn);
+    key[kn] = 0;
+    if (mpisw_hints_known(key)) continue;
+    int dup = 0;
+    for (int i = 0; i < nseen; i++) dup |= !strcmp(seen[i], key);
+    if (dup) continue;
+    if (nseen < 32) strcpy(seen[nseen++], key);
+    mpisw_warn("MPISW_HINTS: unknown key '%s' is ignored (did you mean '%s'?)", key,
+               mpisw_hints_nearest(key));
+    warned++;
+  }
+  return warned;
 }
 
 int mpisw_hints_check(const struct mpisw_hints *h, struct mpisw_error *e) {

@@ -62,10 +62,22 @@ int mpisw_hints_parse_env(struct mpisw_hints *h, const char *text,
 /* Checks that needs all keys (filename required for storage). */
 int mpisw_hints_check(const struct mpisw_hints *h, struct mpisw_error *e);
 
-/* "4096", "64K", "1M", "2G", "1T" (powers of 1024). Returns -1 on junk. */
+/* Warns once for each key of a MPISW_HINTS text that is not a hint of
+ * mpisw, naming the nearest known key (edit distance); returns how many.
+ * MPISW_HINTS is the library's own, so a typo must not pass in silence
+ * (MPI_Info keys may be anyone's and stay unreported). */
+int mpisw_hints_warn_unknown(const char *text);
+/* The known key nearest to key in edit distance. */
+const char *mpisw_hints_nearest(const char *key);
+#define MPISW_HINT_KEY_MAX 127
+
+/* The size form of hints and environment variables: digits with at most one
+ * suffix K, M, G or T (either case, powers of 1024): "4096", "64K", "2g".
+ * -1 for anything else (sign, space, "KiB", hex, fraction, overflow). */
 int mpisw_parse_size(const char *text, uint64_t *out);
 
-/* "true"/"1" or "false"/"0" (case-insensitive) into *out; -1 on anything else. */
+/* The one boolean form of hints and environment variables: "1", "0",
+ * "true", "false" (any case) into *out; -1 on anything else. */
 int mpisw_parse_bool(const char *v, int *out);
 
 /* Formats the access flags back as "sequential,random". */

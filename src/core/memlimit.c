@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hints.h"
+#include "core/config.h"
 
 static int read_u64(const char *path, uint64_t *out) {
   FILE *f = fopen(path, "r");
@@ -105,10 +105,7 @@ uint64_t mpisw_node_memory(void) {
 }
 
 int mpisw_memory_limit_env(uint64_t *bytes) {
-  const char *s = getenv("MPISW_MEMORY_LIMIT");
-  *bytes = 0;
-  if (!s || !*s) return 0;
-  if (mpisw_parse_size(s, bytes) == 0) return 1;
-  *bytes = 0;
-  return -1;
+  int set = mpisw_cfg_source(MPISW_CFG_MEMORY_LIMIT) == MPISW_CFG_FROM_ENV;
+  *bytes = set ? mpisw_cfg_size(MPISW_CFG_MEMORY_LIMIT) : 0;
+  return set;
 }

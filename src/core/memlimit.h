@@ -16,8 +16,9 @@ uint64_t mpisw_cgroup_room(void);
  * (UINT64_MAX when neither is known). */
 uint64_t mpisw_node_memory(void);
 
-/* MPISW_MEMORY_LIMIT: 0 when unset; 1 and *bytes when set; -1 when it is not
- * a byte count, with *bytes = 0 (a malformed limit must not mean "no limit"). */
+/* MPISW_MEMORY_LIMIT from the configuration table (core/config.h): 1 and
+ * *bytes when set; 0 and *bytes = 0 when unset, or when its value is not a
+ * byte count (the table warned and the default, no limit, holds). */
 int mpisw_memory_limit_env(uint64_t *bytes);
 
 #endif

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/hints.h"
 #include "mpisw.h"
 #include "rmax/rmax.h"
 
-#define DEFAULT_ARENA ((uint64_t)64 << 20)
 #define SLOTS 4096
 #define SLOT_BYTES ((MPI_Aint)SLOTS * 8)
 #define ALIGN 64
@@ -39,15 +39,31 @@ static uint64_t next_gen = 1;
 
 MPI_Win rmax_arena_win(void) { return arena; }
 
+/* MPISW_ARENA_SIZE (validated by core/config.c's table) must fit the memory
+ * this process may use, or the MPI tries to allocate it and stalls or fails
+ * inside MPI_Init: rank 0 warns and no arena is made, as with
+ * MPISW_ARENA_SIZE=0 (MPI_Alloc_mem is then the MPI's own). A size the user
+ * gave must fit the budget (MPISW_MEMORY_LIMIT, else the process's share of
+ * MemAvailable and the memory cgroup); the default only the share, since
+ * MPISW_MEMORY_LIMIT budgets windows and was never charged for it. */
 static uint64_t arena_size(void) {
-  const char *v = getenv(MPISW_ENV_ARENA_SIZE);
-  uint64_t n = DEFAULT_ARENA;
-  if (v && *v && mpisw_parse_size(v, &n)) {
-    fprintf(stderr, "mpisw: %s='%s' is not a byte count; using the default\n",
-            MPISW_ENV_ARENA_SIZE, v);
-    n = DEFAULT_ARENA;
-  }
-  return n;
+  uint64_t n = mpisw_cfg_size(MPISW_CFG_ARENA_SIZE);
+  const char *given = mpisw_cfg_text(MPISW_CFG_ARENA_SIZE);
+  int by_limit = given && mpisw_budget_enforced();
+  uint64_t left = by_limit ? mpisw_budget_left(1) : mpisw_node_share();
+  if (n <= left) return n;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    fprintf(stderr,
+            "mpisw: MPISW_ARENA_SIZE=%s (%llu bytes) is more than the %.1f MiB of memory "
+            "this process may use (%s); no arena is made, MPI_Alloc_mem is the MPI's own "
+            "(set MPISW_ARENA_SIZE=0 or a smaller size to silence this)\n",
+            given ? given : mpisw_cfg_vars[MPISW_CFG_ARENA_SIZE].def, (unsigned long long)n,
+            (double)left / (1 << 20),
+            by_limit ? "MPISW_MEMORY_LIMIT"
+                     : "its share of MemAvailable and the memory cgroup among the node's ranks");
+  return 0;
 }
 
 int rmax_arena_init(void) {

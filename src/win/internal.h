@@ -35,8 +35,6 @@ extern pthread_mutex_t mpisw_lock;         /* registry, stats, budget, error cod
 void mpisw_state_init(void);               /* idempotent; needs MPI initialized */
 const char *mpisw_env_hints(void);         /* MPISW_HINTS or NULL */
 int mpisw_report_enabled(void);
-/* An environment switch: set, and not 0, false or no. */
-int mpisw_env_true(const char *name);
 /* Memory a window may still take under the budget (auto factor). */
 uint64_t mpisw_budget_left(int ranks_sharing);
 void mpisw_budget_take(int64_t bytes);     /* negative to give back */
@@ -44,6 +42,9 @@ void mpisw_budget_take(int64_t bytes);     /* negative to give back */
  * the budget. Without it: always 0 (the kernel's overcommit decides). */
 int mpisw_budget_check(uint64_t mem_bytes, int ranks_sharing, struct mpisw_error *e);
 int mpisw_budget_enforced(void);
+/* This process's share of the node's memory (MemAvailable and the memory
+ * cgroup divided by the node's ranks), whatever MPISW_MEMORY_LIMIT says. */
+uint64_t mpisw_node_share(void);
 double mpisw_now(void);
 
 /* ---- errors.c ---- */

@@ -7,21 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/pager.h"
 #include "win/internal.h"
 
 int mpisw_pager_windows;
 
-static uint64_t block_size(void) {
-  const char *s = getenv("MPISW_PAGER_BLOCK");
-  uint64_t b = 0, page = mpisw_page_size();
-  if (s && *s && (mpisw_parse_size(s, &b) || b < page || b % page)) {
-    fprintf(stderr, "mpisw: MPISW_PAGER_BLOCK='%s' is not a multiple of %llu bytes; "
-            "using 2M\n", s, (unsigned long long)page);
-    b = 0;
-  }
-  return b; /* 0: the pager's default block (pager.h) */
-}
+/* MPISW_PAGER_BLOCK, validated by the configuration table (core/config.c). */
+static uint64_t block_size(void) { return mpisw_cfg_size(MPISW_CFG_PAGER_BLOCK); }
 
 /* storage_pager_memory, or 3/4 of what the memory budget leaves after the
  * range's own memory part. */
@@ -35,14 +28,13 @@ static uint64_t pager_memory(const struct mpisw_place *p) {
 
 void mpisw_pager_attach(struct mpisw_place *p) {
   const struct mpisw_layout *l = &p->region.l;
-  int debug = mpisw_env_true("MPISW_PAGER_DEBUG");
+  int debug = mpisw_cfg_bool(MPISW_CFG_PAGER_DEBUG);
   p->pager = NULL;
   if (p->h.backend != MPISW_BACKEND_PAGER || !l->map_file_len || !p->region.reserve) return;
   struct mpisw_pager_opts o = {.block = block_size(), .memory = pager_memory(p),
-                               .readahead = -1, .debug = debug, .access = p->h.access};
-  const char *w = getenv("MPISW_PAGER_WORKERS"), *ra = getenv("MPISW_PAGER_READAHEAD");
-  if (w && *w) o.workers = atoi(w);
-  if (ra && *ra) o.readahead = atoi(ra);
+                               .readahead = (int)mpisw_cfg_int(MPISW_CFG_PAGER_READAHEAD),
+                               .workers = (int)mpisw_cfg_int(MPISW_CFG_PAGER_WORKERS),
+                               .debug = debug, .access = p->h.access};
   /* Random access still reads segments of several blocks in order; the pager
    * reads ahead only after two faults in a row, so a short read-ahead costs
    * nothing on truly random pages (measured: RND out of core +15%). */

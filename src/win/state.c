@@ -1,13 +1,16 @@
-/* Process-wide settings from the environment, the statistics behind
- * MPISW_REPORT, and the memory budget behind storage_alloc_factor=auto. */
+/* Process-wide settings from the environment (core/config.c's table), the
+ * statistics behind MPISW_REPORT, the memory budget behind
+ * storage_alloc_factor=auto, and the public version and configuration. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "core/config.h"
 #include "core/hints.h"
 #include "core/memlimit.h"
+#include "mpisw.h"
 #include "win/internal.h"
 
 int mpisw_disabled;
@@ -15,34 +18,35 @@ struct mpisw_stats mpisw_stats;
 /* Recursive: syncing every place at finalize runs under the registry lock. */
 pthread_mutex_t mpisw_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
-static const char *env_hints;
-static int report;
 static int has_limit;
 static uint64_t limit_bytes;
 static uint64_t budget_used; /* memory parts of live mpisw placements */
 
-int mpisw_env_true(const char *name) {
-  const char *v = getenv(name);
-  return v && *v && strcmp(v, "0") && strcasecmp(v, "false") && strcasecmp(v, "no");
-}
-
-/* Read before main() so that MPISW_DISABLE holds for every call. */
+/* The one place the environment is read (core/config.c's table), before
+ * main() so that MPISW_DISABLE holds for every call; bad values are reported
+ * here, once, and MPISW_CONFIG=dump prints what holds. */
 __attribute__((constructor)) static void read_env(void) {
-  mpisw_disabled = mpisw_env_true("MPISW_DISABLE");
-  report = mpisw_env_true("MPISW_REPORT");
-  env_hints = getenv("MPISW_HINTS");
-  if (env_hints && !*env_hints) env_hints = NULL;
-  int lim = mpisw_memory_limit_env(&limit_bytes);
-  has_limit = lim != 0;
-  if (lim < 0)
-    fprintf(stderr, "mpisw: MPISW_MEMORY_LIMIT='%s' is not a byte count; using 0\n",
-            getenv("MPISW_MEMORY_LIMIT"));
+  mpisw_config_load(1);
+  mpisw_disabled = mpisw_cfg_bool(MPISW_CFG_DISABLE);
+  has_limit = mpisw_memory_limit_env(&limit_bytes);
 }
 
 void mpisw_state_init(void) { /* settings are read by the constructor */ }
 
-const char *mpisw_env_hints(void) { return env_hints; }
-int mpisw_report_enabled(void) { return report; }
+const char *mpisw_env_hints(void) { return mpisw_cfg_text(MPISW_CFG_HINTS); }
+int mpisw_report_enabled(void) { return mpisw_cfg_bool(MPISW_CFG_REPORT); }
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+MPISW_EXPORT const char *mpisw_version(void) {
+  return STR(MPISW_VERSION_MAJOR) "." STR(MPISW_VERSION_MINOR) "." STR(MPISW_VERSION_PATCH);
+}
+
+MPISW_EXPORT int mpisw_config_string(char *buf, int len) {
+  char none[1];
+  if (!buf || len <= 0) buf = none, len = 1;
+  return mpisw_config_format(buf, len);
+}
 
 static int local_ranks(void) {
   const char *names[] = {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE", "PMI_LOCAL_SIZE",
@@ -52,6 +56,11 @@ static int local_ranks(void) {
     if (v && atoi(v) > 0) return atoi(v);
   }
   return 1;
+}
+
+uint64_t mpisw_node_share(void) {
+  uint64_t avail = mpisw_node_memory();
+  return avail == UINT64_MAX ? avail : avail / (uint64_t)local_ranks();
 }
 
 uint64_t mpisw_budget_left(int ranks_sharing) {

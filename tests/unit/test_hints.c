@@ -115,10 +115,68 @@ int main(void) {
   CHECK(mpisw_hints_parse_env(&h, "storage_alloc_factor=2", NULL, NULL, &e) == -1 &&
         strstr(e.msg, "MPISW_HINTS") && strstr(e.msg, "storage_alloc_factor"));
 
+  /* The one size form: digits, at most one suffix K/M/G/T (either case). */
   uint64_t v;
   CHECK(mpisw_parse_size("2G", &v) == 0 && v == (2ULL << 30));
-  CHECK(mpisw_parse_size("3KiB", &v) == 0 && v == 3072);
-  CHECK(mpisw_parse_size("", &v) == -1);
-  CHECK(mpisw_parse_size("1.5G", &v) == -1);
+  CHECK(mpisw_parse_size("0", &v) == 0 && v == 0);
+  CHECK(mpisw_parse_size("4096", &v) == 0 && v == 4096);
+  CHECK(mpisw_parse_size("64k", &v) == 0 && v == 65536);
+  CHECK(mpisw_parse_size("64K", &v) == 0 && v == 65536);
+  CHECK(mpisw_parse_size("3m", &v) == 0 && v == (3ULL << 20));
+  CHECK(mpisw_parse_size("1T", &v) == 0 && v == (1ULL << 40));
+  CHECK(mpisw_parse_size("007", &v) == 0 && v == 7);
+  CHECK(mpisw_parse_size("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+  CHECK(mpisw_parse_size("16777215T", &v) == 0 && v == (16777215ULL << 40));
+  /* and nothing else */
+  const char *bad_sizes[] = {"", "K", "3KiB", "3KB", "3kb", "3 K", " 3", "3 ", "-1", "+1",
+                             "0x10", "0x0.8", "1.5G", "1e3", "3KK", "3P", "3Ki",
+                             "18446744073709551616", "16777216T", "99999999999999999999G",
+                             "inf", "nan", "4\n", NULL};
+  for (int i = 0; bad_sizes[i]; i++) {
+    v = 12345;
+    int bad = mpisw_parse_size(bad_sizes[i], &v) == -1 && v == 12345;
+    if (!bad) fprintf(stderr, "  size '%s' accepted\n", bad_sizes[i]);
+    CHECK(bad);
+  }
+  CHECK(set_bad("storage_alloc_offset", "4KiB"));
+  CHECK(set_bad("storage_alloc_offset", " 4K"));
+  CHECK(set_bad("storage_pager_memory", "1MB"));
+  CHECK(set_ok(&h, "storage_pager_memory", "64m") && h.pager_memory == (64u << 20));
+
+  /* The one boolean form: 1, 0, true, false in any case. */
+  int b = -1;
+  CHECK(mpisw_parse_bool("True", &b) == 0 && b == 1);
+  CHECK(mpisw_parse_bool("0", &b) == 0 && b == 0);
+  CHECK(mpisw_parse_bool("yes", &b) == -1 && mpisw_parse_bool("", &b) == -1 &&
+        mpisw_parse_bool("01", &b) == -1 && mpisw_parse_bool(" true", &b) == -1);
+
+  /* storage_alloc_factor: decimal fractions only (no hex floats, exponents). */
+  CHECK(set_bad("storage_alloc_factor", "0x0.8"));
+  CHECK(set_bad("storage_alloc_factor", "1e-1"));
+  CHECK(set_bad("storage_alloc_factor", "."));
+  CHECK(set_bad("storage_alloc_factor", "0..5"));
+  CHECK(set_bad("storage_alloc_factor", " 0.5"));
+  CHECK(set_bad("storage_alloc_factor", "inf"));
+  CHECK(set_bad("storage_alloc_factor", "1.0000001"));
+  CHECK(set_ok(&h, "storage_alloc_factor", "1.") && h.factor == 1.0);
+  CHECK(set_ok(&h, "storage_alloc_factor", "0.125") && h.factor == 0.125);
+
+  /* file_perm: permission bits only, never set-uid, set-gid or sticky. */
+  CHECK(set_bad("file_perm", "06777"));
+  CHECK(set_bad("file_perm", "04755"));
+  CHECK(set_bad("file_perm", "02700"));
+  CHECK(set_bad("file_perm", "01777"));
+  CHECK(set_bad("file_perm", "1000"));
+  CHECK(set_ok(&h, "file_perm", "0777") && h.file_perm == 0777);
+  CHECK(set_ok(&h, "file_perm", "0") && h.file_perm == 0);
+  mpisw_hints_init(&h);
+  CHECK(mpisw_hints_set(&h, "file_perm", "06777", &e) == -1 && strstr(e.msg, "0777") &&
+        h.file_perm == -1);
+
+  /* The nearest known key of a typo (MPISW_HINTS warnings). */
+  CHECK(!strcmp(mpisw_hints_nearest("alloc-type"), "alloc_type"));
+  CHECK(!strcmp(mpisw_hints_nearest("storage_alloc_filname"), "storage_alloc_filename"));
+  CHECK(!strcmp(mpisw_hints_nearest("storage_alloc_unlnk"), "storage_alloc_unlink"));
+  CHECK(mpisw_hints_known(mpisw_hints_nearest("zzz")));
   return check_summary("test_hints");
 }

@@ -1,0 +1,257 @@
+#include "core/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hints.h"
+
+#define KIB 1024LL
+#define MIB (1024LL * KIB)
+#define GIB (1024LL * MIB)
+#define TIB (1024LL * GIB)
+
+/* The README's "Environment variables" table lists exactly these rows, with
+ * these defaults (tests/unit/test_config.c compares them). */
+const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
+    [MPISW_CFG_HINTS] = {"MPISW_HINTS", MPISW_CFG_HINTLIST, "unset", 0, 0, 0, 0, NULL,
+                         "hints for every MPI_Win_allocate, MPI_Win_allocate_shared and "
+                         "MPI_Alloc_mem that does not set the key in MPI_Info"},
+    [MPISW_CFG_DISABLE] = {"MPISW_DISABLE", MPISW_CFG_BOOL, "0", 0, 0, 0, 0, NULL,
+                           "pure pass-through: every call goes to the MPI library unchanged"},
+    [MPISW_CFG_REPORT] = {"MPISW_REPORT", MPISW_CFG_BOOL, "0", 0, 0, 0, 0, NULL,
+                          "rank 0 prints a summary of the windows on stderr at MPI_Finalize"},
+    [MPISW_CFG_MEMORY_LIMIT] = {"MPISW_MEMORY_LIMIT", MPISW_CFG_SIZE, "unset", 0, 0,
+                                1024 * TIB, 0, NULL,
+                                "memory budget per process: storage_alloc_factor=auto puts what "
+                                "passes it on storage, and memory past it is refused"},
+    [MPISW_CFG_ARENA_SIZE] = {"MPISW_ARENA_SIZE", MPISW_CFG_SIZE, "64M", 64 * MIB, 0, 1024 * TIB,
+                              0, NULL,
+                              "arena window per process made at MPI_Init to serve MPI_Alloc_mem "
+                              "(0: none); larger than the memory budget: none, with a warning"},
+    [MPISW_CFG_PAGER_BLOCK] = {"MPISW_PAGER_BLOCK", MPISW_CFG_SIZE, "2M", 2 * MIB, 4 * KIB, GIB,
+                               1, NULL, "block size of the pager backend"},
+    [MPISW_CFG_PAGER_WORKERS] = {"MPISW_PAGER_WORKERS", MPISW_CFG_INT, "4", 4, 1, 64, 0, NULL,
+                                 "I/O threads of each pager window"},
+    [MPISW_CFG_PAGER_READAHEAD] = {"MPISW_PAGER_READAHEAD", MPISW_CFG_INT,
+                                   "16, at most a quarter of the pager's blocks", -1, 0, 1024, 0,
+                                   NULL,
+                                   "blocks the pager reads ahead of a sequential stream "
+                                   "(access_style=random: 4)"},
+    [MPISW_CFG_PAGER_DEBUG] = {"MPISW_PAGER_DEBUG", MPISW_CFG_BOOL, "0", 0, 0, 0, 0, NULL,
+                               "pager fallback reasons and per-window statistics on stderr"},
+    [MPISW_CFG_CONFIG] = {"MPISW_CONFIG", MPISW_CFG_CHOICE, "unset", 0, 0, 0, 0, "dump",
+                          "dump: the speaking process prints the effective configuration on "
+                          "stderr when the library is loaded"},
+};
+
+struct value {
+  int source;
+  int64_t num;
+  char *text; /* as given in the environment (owned) */
+};
+
+static struct value values[MPISW_CFG_COUNT];
+static int loaded;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static FILE *warn_stream;
+
+void mpisw_set_warn_stream(FILE *f) { warn_stream = f; }
+
+int mpisw_config_speaker(void) {
+  const char *names[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID", NULL};
+  for (int i = 0; names[i]; i++) {
+    const char *v = getenv(names[i]);
+    if (v && *v) return strcmp(v, "0") == 0;
+  }
+  return 1;
+}
+
+void mpisw_warn(const char *fmt, ...) {
+  if (!mpisw_config_speaker()) return;
+  FILE *f = warn_stream ? warn_stream : stderr;
+  char text[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  fprintf(f, "mpisw: %s\n", text);
+  fflush(f);
+}
+
+/* 4096 -> "4K": the largest exact suffix, so bounds read as they are typed. */
+static void format_size(uint64_t v, char *buf, int len) {
+  const char *suffix = "KMGT";
+  int i = -1;
+  while (v && v % 1024 == 0 && i < 3) v /= 1024, i++;
+  if (i < 0) snprintf(buf, len, "%llu", (unsigned long long)v);
+  else snprintf(buf, len, "%llu%c", (unsigned long long)v, suffix[i]);
+}
+
+void mpisw_cfg_forms(int id, char *buf, int len) {
+  const struct mpisw_cfg_var *v = &mpisw_cfg_vars[id];
+  char lo[32], hi[32];
+  switch (v->type) {
+  case MPISW_CFG_BOOL:
+    snprintf(buf, len, "1, 0, true or false (any case)");
+    break;
+  case MPISW_CFG_SIZE:
+    format_size((uint64_t)v->min, lo, sizeof lo);
+    format_size((uint64_t)v->max, hi, sizeof hi);
+    snprintf(buf, len,
+             "a byte count: digits with an optional suffix K, M, G or T (powers of 1024), "
+             "from %s to %s%s",
+             lo, hi, v->page_multiple ? ", a multiple of the page size" : "");
+    break;
+  case MPISW_CFG_INT:
+    snprintf(buf, len, "an integer from %lld to %lld", (long long)v->min, (long long)v->max);
+    break;
+  case MPISW_CFG_HINTLIST:
+    snprintf(buf, len, "key=value;key=value;... (the hints)");
+    break;
+  default:
+    snprintf(buf, len, "%s", v->choices);
+    break;
+  }
+}
+
+static int parse_int(const char *s, int64_t *out) {
+  if (!isdigit((unsigned char)*s)) return -1; /* no sign, no space */
+  errno = 0;
+  char *end;
+  long long x = strtoll(s, &end, 10);
+  if (errno || *end) return -1;
+  *out = x;
+  return 0;
+}
+
+static int choice_ok(const char *choices, const char *s) {
+  size_t n = strlen(s);
+  for (const char *p = choices; *p;) {
+    size_t k = strcspn(p, "|");
+    if (k == n && !strncmp(p, s, n)) return 1;
+    p += k + (p[k] == '|');
+  }
+  return 0;
+}
+
+/* 0 and *num when s is in a documented form of v. */
+static int parse_value(const struct mpisw_cfg_var *v, const char *s, int64_t *num) {
+  uint64_t u;
+  int b;
+  switch (v->type) {
+  case MPISW_CFG_BOOL:
+    if (mpisw_parse_bool(s, &b)) return -1;
+    *num = b;
+    return 0;
+  case MPISW_CFG_SIZE:
+    if (mpisw_parse_size(s, &u) || u < (uint64_t)v->min || u > (uint64_t)v->max) return -1;
+    if (v->page_multiple && u % (uint64_t)sysconf(_SC_PAGESIZE)) return -1;
+    *num = (int64_t)u;
+    return 0;
+  case MPISW_CFG_INT:
+    if (parse_int(s, num) || *num < v->min || *num > v->max) return -1;
+    return 0;
+  case MPISW_CFG_CHOICE:
+    *num = 0;
+    return choice_ok(v->choices, s) ? 0 : -1;
+  default:
+    *num = 0;
+    return 0;
+  }
+}
+
+/* Caller holds mu. */
+static void read_all(int verbose) {
+  for (int id = 0; id < MPISW_CFG_COUNT; id++) {
+    const struct mpisw_cfg_var *v = &mpisw_cfg_vars[id];
+    struct value *x = &values[id];
+    free(x->text);
+    x->text = NULL;
+    x->source = MPISW_CFG_FROM_DEFAULT;
+    x->num = v->def_value;
+    const char *s = getenv(v->name);
+    if (!s || !*s) continue;
+    x->text = strdup(s);
+    int64_t num;
+    if (x->text && parse_value(v, s, &num) == 0) {
+      x->source = MPISW_CFG_FROM_ENV;
+      x->num = num;
+      continue;
+    }
+    x->source = MPISW_CFG_FROM_REJECTED;
+    if (verbose) {
+      char forms[256];
+      mpisw_cfg_forms(id, forms, sizeof forms);
+      mpisw_warn("%s='%s' is not valid (accepted: %s); using the default (%s)", v->name, s,
+                 forms, v->def);
+    }
+  }
+  if (verbose && values[MPISW_CFG_HINTS].source == MPISW_CFG_FROM_ENV)
+    mpisw_hints_warn_unknown(values[MPISW_CFG_HINTS].text);
+}
+
+static void load(int verbose, int again) {
+  pthread_mutex_lock(&mu);
+  int fresh = again || !loaded;
+  if (fresh) read_all(verbose);
+  __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&mu);
+  if (fresh && verbose && mpisw_cfg_text(MPISW_CFG_CONFIG) && mpisw_config_speaker()) {
+    char text[8192];
+    mpisw_config_format(text, sizeof text);
+    FILE *f = warn_stream ? warn_stream : stderr;
+    fprintf(f, "mpisw: effective configuration (MPISW_CONFIG=dump):\n");
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+      fprintf(f, "mpisw:   %s\n", line);
+    fflush(f);
+  }
+}
+
+void mpisw_config_load(int verbose) { load(verbose, 0); }
+void mpisw_config_reload(int verbose) { load(verbose, 1); }
+
+static const struct value *get(int id) {
+  if (!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) load(0, 0);
+  return &values[id];
+}
+
+int mpisw_cfg_bool(int id) { return get(id)->num != 0; }
+uint64_t mpisw_cfg_size(int id) { return (uint64_t)get(id)->num; }
+int64_t mpisw_cfg_int(int id) { return get(id)->num; }
+int mpisw_cfg_source(int id) { return get(id)->source; }
+
+const char *mpisw_cfg_text(int id) {
+  const struct value *x = get(id);
+  return x->source == MPISW_CFG_FROM_ENV ? x->text : NULL;
+}
+
+int mpisw_config_format(char *buf, int len) {
+  int n = 0;
+  for (int id = 0; id < MPISW_CFG_COUNT; id++) {
+    const struct mpisw_cfg_var *v = &mpisw_cfg_vars[id];
+    const struct value *x = get(id);
+    char line[4096 + 256];
+    if (x->source == MPISW_CFG_FROM_ENV)
+      snprintf(line, sizeof line, "%-22s %s (environment)\n", v->name, x->text);
+    else if (x->source == MPISW_CFG_FROM_REJECTED)
+      snprintf(line, sizeof line, "%-22s %s (default; the environment's '%s' is not valid)\n",
+               v->name, v->def, x->text);
+    else
+      snprintf(line, sizeof line, "%-22s %s (default)\n", v->name, v->def);
+    int k = (int)strlen(line);
+    if (n < len - 1) { /* as much as fits, always NUL-terminated */
+      int fit = k < len - 1 - n ? k : len - 1 - n;
+      memcpy(buf + n, line, (size_t)fit);
+      buf[n + fit] = 0;
+    }
+    n += k;
+  }
+  if (len > 0 && n == 0) buf[0] = 0;
+  return n;
+}
