@@ -12,6 +12,7 @@
  * see docs/TROUBLESHOOTING.md for the workaround.
  *
  * Run: mpiexec -n 2 t_dynamic_bw [--max BYTES] [--iters N] [--window W] [--quiet]
+ *                               [--mmap]   (exposed memory from mmap, not malloc)
  * Exit status: 0 ok, 1 wrong data or an MPI error, 2 bad usage.
  */
 #include <mpi.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static int rank;
 
@@ -42,7 +44,7 @@ static unsigned char byte_at(size_t i) { return (unsigned char)(i * 7 + 3); }
 int main(int argc, char **argv) {
   size_t max = (size_t)4 << 20;
   long iters = 10, window = 16;
-  int quiet = 0, nranks;
+  int quiet = 0, use_mmap = 0, nranks;
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -52,8 +54,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atol(argv[++i]);
     else if (!strcmp(argv[i], "--window") && i + 1 < argc) window = atol(argv[++i]);
     else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+    else if (!strcmp(argv[i], "--mmap")) use_mmap = 1;
     else {
-      if (rank == 0) fprintf(stderr, "usage: t_dynamic_bw [--max B] [--iters N] [--window W] [--quiet]\n");
+      if (rank == 0) fprintf(stderr, "usage: t_dynamic_bw [--max B] [--iters N] [--window W] [--quiet] [--mmap]\n");
       MPI_Finalize();
       return 2;
     }
@@ -71,7 +74,11 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (size_t size = 1; size <= max && !bad; size *= 2) {
     long w = size > ((size_t)1 << 20) ? 1 : window; /* big sizes: one get per flush */
-    unsigned char *mem = malloc(size), *dst = malloc(size * (size_t)w);
+    unsigned char *mem = use_mmap ? mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                  : malloc(size);
+    unsigned char *dst = malloc(size * (size_t)w);
+    if (mem == MAP_FAILED) mem = NULL;
     if (!mem || !dst) die("out of memory", MPI_SUCCESS);
     for (size_t i = 0; i < size; i++) mem[i] = rank == 1 ? byte_at(i) : 0;
     memset(dst, 0, size * (size_t)w);
@@ -108,7 +115,8 @@ int main(int argc, char **argv) {
     CK(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
     CK(MPI_Win_detach(win, mem));
     CK(MPI_Win_free(&win));
-    free(mem);
+    if (use_mmap) munmap(mem, size);
+    else free(mem);
     free(dst);
   }
   MPI_Finalize();
