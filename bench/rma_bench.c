@@ -14,18 +14,38 @@
  * file mapping whose write-back is left to the operating system.
  *
  * Operations: put, get (MPI_BYTE); accumulate, get_accumulate (MPI_SUM on
- * MPI_INT); fetch_and_op (MPI_SUM) and compare_and_swap on one MPI_INT64_T.
- * Sizes are powers of two from --min to --max (8 B to 4 MiB by default); the
- * two atomics run at 8 B only.
+ * MPI_INT, or MPI_DOUBLE with --type double); fetch_and_op (MPI_SUM) and
+ * compare_and_swap on one MPI_INT64_T. Sizes are powers of two from --min to
+ * --max (8 B to 4 MiB by default); the two atomics run at 8 B only.
+ *
+ * Windows: MPI_Win_allocate (default), or with --window create the shape of
+ * many benchmark suites: MPI_Alloc_mem (with the storage hints for a storage
+ * window) and MPI_Win_create over it.
+ *
+ * A/B comparisons: --rounds N runs the kinds N times, alternating the order
+ * (memory, storage, storage, memory, ...), each round in a new window, so
+ * that drift of a shared machine falls on both kinds alike; records carry
+ * "round". Every window first runs WARMUP_EPOCHS untimed epochs: the first
+ * epochs on a new window pay one-time costs (connection, remote key, pages)
+ * that would otherwise land on whichever kind is measured first.
  *
  * Output: one JSON line per (op, kind, size) on stdout from rank 0,
  *   {"bench":"rma","op":"put","kind":"storage","bytes":65536,"iters":1000,
- *    "usec":<mean latency>,"MiBps":<bytes / latency>,"ranks":2}
- * progress on stderr. After each put sweep rank 1 checks that its window
+ *    "usec":<mean latency>,"MiBps":<bytes / latency>,"ranks":2,
+ *    "origin_faults":<minor page faults per epoch at rank 0>,
+ *    "target_faults":<the same at rank 1>,"target_sys_us":<kernel time per
+ *    epoch at rank 1>}
+ * The fault and kernel-time counts do not depend on how busy the machine is,
+ * unlike the time: they show which path an operation takes. With --window
+ * create, --type double or --rounds the bench name is "rma_ab" and records
+ * also carry "window", "type" and "round" (bench/suite_acc.py).
+ * Progress on stderr. After each put sweep rank 1 checks that its window
  * holds the last pattern put, and that nothing was written past it.
  *
  * Run: mpiexec -n 2 rma_bench [--ops LIST] [--min B] [--max B] [--iters N]
  *                             [--kind memory|storage|both] [--path DIR]
+ *                             [--window allocate|create] [--type int|double]
+ *                             [--rounds N]
  * Exit status: 0 ok, 1 an MPI error or a failed check, 2 bad usage.
  */
 #include <getopt.h>
@@ -35,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench_mpi.h"
 #include "bench_util.h"
@@ -50,6 +71,8 @@ enum { ORIGIN = 0, TARGET = 1 };
 #define SIZE_BUDGET ((size_t)256 << 20) /* bytes moved per size, bounds run time */
 #define MIN_ITERS 20L
 #define DEFAULT_ITERS 1000L
+#define WARMUP_EPOCHS 100L /* untimed epochs on every new window */
+#define MAX_ROUNDS 1000L
 
 enum op_id { OP_PUT, OP_GET, OP_ACC, OP_GACC, OP_FOP, OP_CAS, OP_COUNT };
 static const char *const op_names[OP_COUNT] = {
@@ -58,12 +81,19 @@ static const char *const op_names[OP_COUNT] = {
 enum kind_id { KIND_MEMORY, KIND_STORAGE, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"memory", "storage"};
 
+enum window_id { WIN_ALLOCATE, WIN_CREATE };
+static const char *const window_names[] = {"allocate", "create"};
+
 struct options {
   unsigned ops;   /* bit per op_id */
   unsigned kinds; /* bit per kind_id */
   size_t min, max;
   long iters;
   const char *path;
+  enum window_id window;
+  int use_double; /* accumulate on MPI_DOUBLE instead of MPI_INT */
+  long rounds;
+  int ab;         /* records named "rma_ab", with window, type and round */
 };
 
 /* One window and the origin-side buffers used against it. */
@@ -72,8 +102,11 @@ struct bench {
   MPI_Win win;
   unsigned char *base; /* the local window (read by rank 1 for the check) */
   size_t win_bytes;
+  enum window_id window;
+  long round;
   unsigned char *pattern; /* put source: a known byte pattern */
   int *ones;              /* accumulate source: +1 keeps sums far from overflow */
+  double *dones;          /* the same for --type double */
   unsigned char *result;  /* get, get_accumulate and atomics land here */
 };
 
@@ -92,7 +125,11 @@ static void usage(FILE *f)
           "                K, M, G suffixes are binary (4M = 4194304)\n"
           "  --iters N     repetitions per size before the %zu MiB cap (default %ld)\n"
           "  --kind K      memory, storage or both (default both)\n"
-          "  --path DIR    directory of the storage windows' files (default /tmp)\n",
+          "  --path DIR    directory of the storage windows' files (default /tmp)\n"
+          "  --window W    allocate (MPI_Win_allocate, default) or create\n"
+          "                (MPI_Alloc_mem + MPI_Win_create)\n"
+          "  --type T      accumulate element: int (default) or double\n"
+          "  --rounds N    repeat the kinds N times in alternating order (default 1)\n",
           SIZE_BUDGET >> 20, DEFAULT_ITERS);
 }
 
@@ -138,10 +175,12 @@ static int parse_options(int argc, char **argv, struct options *o)
       {"ops", required_argument, NULL, 'o'},  {"min", required_argument, NULL, 'm'},
       {"max", required_argument, NULL, 'M'},  {"iters", required_argument, NULL, 'i'},
       {"kind", required_argument, NULL, 'k'}, {"path", required_argument, NULL, 'p'},
-      {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
+      {"window", required_argument, NULL, 'w'}, {"type", required_argument, NULL, 't'},
+      {"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   *o = (struct options){.ops = (1u << OP_COUNT) - 1, .kinds = parse_kind("both"),
                         .min = MIN_BYTES, .max = DEFAULT_MAX, .iters = DEFAULT_ITERS,
-                        .path = "/tmp"};
+                        .path = "/tmp", .window = WIN_ALLOCATE, .rounds = 1};
   const char *bad = NULL;
   int c;
   opterr = rank == 0;
@@ -158,6 +197,24 @@ static int parse_options(int argc, char **argv, struct options *o)
       break;
     case 'k': if (!(o->kinds = parse_kind(optarg))) bad = "--kind: memory, storage or both"; break;
     case 'p': o->path = optarg; break;
+    case 'w':
+      if (strcmp(optarg, "allocate") == 0) o->window = WIN_ALLOCATE;
+      else if (strcmp(optarg, "create") == 0) o->window = WIN_CREATE;
+      else bad = "--window: allocate or create";
+      o->ab = 1;
+      break;
+    case 't':
+      if (strcmp(optarg, "int") == 0) o->use_double = 0;
+      else if (strcmp(optarg, "double") == 0) o->use_double = 1;
+      else bad = "--type: int or double";
+      o->ab = 1;
+      break;
+    case 'r':
+      o->rounds = strtol(optarg, &end, 10);
+      if (end == optarg || *end || o->rounds < 1 || o->rounds > MAX_ROUNDS)
+        bad = "--rounds: an integer from 1 to 1000";
+      o->ab = 1;
+      break;
     case 'h': if (rank == 0) usage(stdout); return 0;
     default: bad = ""; /* getopt has said what */
     }
@@ -224,28 +281,70 @@ static MPI_Info storage_hints(const char *dir)
 /* Both ranks allocate (collective); rank 0's window is simply unused.
  * One window of max(4 MiB, --max) + slack serves every size, so sizes differ
  * only in the transfer, never in the mapping behind it. */
+/* MPI_Alloc_mem's memory has no info to ask: a storage range is a mapping
+ * of a file in --path (/proc/self/maps names it), a memory one is not. */
+static void confirm_mapping(const void *base, enum kind_id kind, const char *dir)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[PATH_MAX + 256];
+  int on_file = 0;
+  uintptr_t a = (uintptr_t)base;
+  while (f && fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    int path_at = 0;
+    if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &path_at) < 2 || a < lo || a >= hi)
+      continue;
+    on_file = path_at > 0 && strncmp(line + path_at, dir, strlen(dir)) == 0;
+    break;
+  }
+  if (f)
+    fclose(f);
+  if (on_file != (kind == KIND_STORAGE))
+    bench_die("asked for %s from MPI_Alloc_mem, got %s (is libmpisw active?)", kind_names[kind],
+              on_file ? "a file mapping" : "no file mapping in the --path directory");
+}
+
 static void open_window(struct bench *b, enum kind_id kind, const struct options *o)
 {
   size_t msg = o->max > DEFAULT_MAX ? o->max : DEFAULT_MAX;
   MPI_Info info = kind == KIND_STORAGE ? storage_hints(o->path) : MPI_INFO_NULL;
   b->kind = kind;
+  b->window = o->window;
   b->win_bytes = msg + WIN_SLACK;
-  MPI_CHECK(MPI_Win_allocate((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD, &b->base, &b->win));
+  if (o->window == WIN_CREATE) {
+    MPI_CHECK(MPI_Alloc_mem((MPI_Aint)b->win_bytes, info, &b->base));
+    memset(b->base, 0, b->win_bytes); /* as the MPI_Win_allocate windows: pages in */
+    MPI_CHECK(MPI_Win_create(b->base, (MPI_Aint)b->win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &b->win));
+  } else {
+    MPI_CHECK(MPI_Win_allocate((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD, &b->base,
+                               &b->win));
+  }
   if (info != MPI_INFO_NULL)
     MPI_CHECK(MPI_Info_free(&info));
   MPI_CHECK(MPI_Win_set_errhandler(b->win, MPI_ERRORS_RETURN));
-  confirm_placement(b->win, kind);
+  if (o->window == WIN_CREATE)
+    confirm_mapping(b->base, kind, o->path);
+  else
+    confirm_placement(b->win, kind);
 }
 
-static void close_window(struct bench *b) { MPI_CHECK(MPI_Win_free(&b->win)); }
+static void close_window(struct bench *b)
+{
+  MPI_CHECK(MPI_Win_free(&b->win));
+  if (b->window == WIN_CREATE)
+    MPI_CHECK(MPI_Free_mem(b->base));
+}
 
 /* ---- the measurement --------------------------------------------------- */
 
 /* One operation of `bytes` at displacement 0 of rank 1's window. */
-static void issue(enum op_id op, const struct bench *b, size_t bytes)
+static void issue(enum op_id op, const struct bench *b, size_t bytes, int use_double)
 {
   static const int64_t one = 1, compare = 0;
-  int n = (int)(bytes / sizeof(int));
+  int n = (int)(bytes / (use_double ? sizeof(double) : sizeof(int)));
+  MPI_Datatype acc_type = use_double ? MPI_DOUBLE : MPI_INT;
+  const void *acc_src = use_double ? (const void *)b->dones : (const void *)b->ones;
   switch (op) {
   case OP_PUT:
     MPI_CHECK(MPI_Put(b->pattern, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
@@ -254,11 +353,11 @@ static void issue(enum op_id op, const struct bench *b, size_t bytes)
     MPI_CHECK(MPI_Get(b->result, (int)bytes, MPI_BYTE, TARGET, 0, (int)bytes, MPI_BYTE, b->win));
     break;
   case OP_ACC:
-    MPI_CHECK(MPI_Accumulate(b->ones, n, MPI_INT, TARGET, 0, n, MPI_INT, MPI_SUM, b->win));
+    MPI_CHECK(MPI_Accumulate(acc_src, n, acc_type, TARGET, 0, n, acc_type, MPI_SUM, b->win));
     break;
   case OP_GACC:
-    MPI_CHECK(MPI_Get_accumulate(b->ones, n, MPI_INT, b->result, n, MPI_INT, TARGET, 0, n,
-                                 MPI_INT, MPI_SUM, b->win));
+    MPI_CHECK(MPI_Get_accumulate(acc_src, n, acc_type, b->result, n, acc_type, TARGET, 0, n,
+                                 acc_type, MPI_SUM, b->win));
     break;
   case OP_FOP:
     MPI_CHECK(MPI_Fetch_and_op(&one, b->result, MPI_INT64_T, TARGET, 0, MPI_SUM, b->win));
@@ -283,34 +382,65 @@ static long iterations(const struct options *o, size_t bytes)
 
 /* Rank 0: seconds for `iters` epochs after `warmup` untimed ones. */
 static double time_epochs(enum op_id op, const struct bench *b, size_t bytes, long warmup,
-                          long iters)
+                          long iters, int use_double)
 {
   double t0 = MPI_Wtime();
   for (long i = 0; i < warmup + iters; i++) {
     if (i == warmup)
       t0 = MPI_Wtime();
     MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, TARGET, 0, b->win));
-    issue(op, b, bytes);
+    issue(op, b, bytes, use_double);
     MPI_CHECK(MPI_Win_unlock(TARGET, b->win));
   }
   return MPI_Wtime() - t0;
 }
 
+/* Minor page faults and kernel time of this process so far. */
+static void usage_now(double out[2])
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  out[0] = (double)ru.ru_minflt;
+  out[1] = (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+}
+
 static void measure(enum op_id op, const struct bench *b, size_t bytes, const struct options *o)
 {
-  long iters = iterations(o, bytes);
-  double secs = 0;
+  long iters = iterations(o, bytes), warmup = iters / 10;
+  double secs = 0, before[2], after[2], delta[2], peer[2] = {0, 0};
+  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* counts start with both ranks here */
+  usage_now(before);
   if (rank == ORIGIN)
-    secs = time_epochs(op, b, bytes, iters / 10, iters);
+    secs = time_epochs(op, b, bytes, warmup, iters, o->use_double);
   MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* the target waits here, passive */
+  usage_now(after);
+  for (int i = 0; i < 2; i++)
+    delta[i] = (after[i] - before[i]) / (double)(warmup + iters);
+  if (rank == TARGET)
+    MPI_CHECK(MPI_Send(delta, 2, MPI_DOUBLE, ORIGIN, 0, MPI_COMM_WORLD));
   if (rank != ORIGIN)
     return;
+  MPI_CHECK(MPI_Recv(peer, 2, MPI_DOUBLE, TARGET, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   double usec = secs / (double)iters * 1e6;
-  printf("{\"bench\":\"rma\",\"op\":\"%s\",\"kind\":\"%s\",\"bytes\":%zu,\"iters\":%ld,"
-         "\"usec\":%.3f,\"MiBps\":%.2f,\"ranks\":2}\n",
-         op_names[op], kind_names[b->kind], bytes, iters, usec,
-         (double)bytes / (usec * 1e-6) / (1 << 20));
+  printf("{\"bench\":\"%s\",\"op\":\"%s\",\"kind\":\"%s\",\"bytes\":%zu,\"iters\":%ld,"
+         "\"usec\":%.3f,\"MiBps\":%.2f,\"ranks\":2,\"origin_faults\":%.3f,"
+         "\"target_faults\":%.3f,\"target_sys_us\":%.3f",
+         o->ab ? "rma_ab" : "rma", op_names[op], kind_names[b->kind], bytes, iters, usec,
+         (double)bytes / (usec * 1e-6) / (1 << 20), delta[0], peer[0], peer[1]);
+  if (o->ab)
+    printf(",\"window\":\"%s\",\"type\":\"%s\",\"round\":%ld", window_names[b->window],
+           o->use_double ? "double" : "int", b->round);
+  printf("}\n");
   fflush(stdout);
+}
+
+/* Untimed epochs that take a new window's one-time costs out of the first
+ * measured size. */
+static void warm_up(const struct bench *b)
+{
+  if (rank == ORIGIN)
+    time_epochs(OP_PUT, b, MIN_BYTES, 0, WARMUP_EPOCHS, 0);
+  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 /* ---- the put check ----------------------------------------------------- */
@@ -370,6 +500,7 @@ static void run_kind(enum kind_id kind, const struct options *o, struct bench *b
   if (rank == ORIGIN && kind == KIND_STORAGE)
     fprintf(stderr, "rma_bench: storage windows in %s/rma-<rank>.win\n", o->path);
   open_window(b, kind, o);
+  warm_up(b);
   for (int op = 0; op < OP_COUNT; op++)
     if (o->ops & (1u << op))
       sweep((enum op_id)op, b, o);
@@ -400,18 +531,28 @@ int main(int argc, char **argv)
 
   size_t buf_bytes = o.max > MIN_BYTES ? o.max : MIN_BYTES;
   struct bench b = {.pattern = alloc_buffer(buf_bytes), .ones = alloc_buffer(buf_bytes),
-                    .result = alloc_buffer(buf_bytes)};
+                    .dones = alloc_buffer(buf_bytes), .result = alloc_buffer(buf_bytes)};
   for (size_t i = 0; i < buf_bytes; i++)
     b.pattern[i] = pattern_byte(i);
   for (size_t i = 0; i < buf_bytes / sizeof(int); i++)
     b.ones[i] = 1;
+  for (size_t i = 0; i < buf_bytes / sizeof(double); i++)
+    b.dones[i] = 1.0;
 
-  for (int kind = 0; kind < KIND_COUNT; kind++)
-    if (o.kinds & (1u << kind))
-      run_kind((enum kind_id)kind, &o, &b);
+  /* Rounds alternate the order (A B, B A, A B, ...): neither kind always
+   * runs first, right after the process started or after the other. */
+  for (long r = 0; r < o.rounds; r++) {
+    b.round = r;
+    for (int i = 0; i < KIND_COUNT; i++) {
+      int kind = r % 2 ? KIND_COUNT - 1 - i : i;
+      if (o.kinds & (1u << kind))
+        run_kind((enum kind_id)kind, &o, &b);
+    }
+  }
 
   free(b.pattern);
   free(b.ones);
+  free(b.dones);
   free(b.result);
   MPI_CHECK(MPI_Finalize());
   return 0;
