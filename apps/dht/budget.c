@@ -11,7 +11,7 @@
 int dht_memory_precheck(const struct dht_options *o, uint64_t bytes_per_rank, int local_ranks,
                         int rank) {
   uint64_t limit;
-  /* With any MPISW_MEMORY_LIMIT (a malformed one is 0) libmpisw decides. */
+  /* With any MPISW_MEMORY_LIMIT (a malformed one warns and sets no limit) libmpisw decides. */
   if (o->kind != DHT_MEMORY || mpisw_memory_limit_env(&limit)) return DHT_OK;
   uint64_t avail = mpisw_node_memory();
   if (avail == UINT64_MAX) return DHT_OK; /* nothing known: the library decides */

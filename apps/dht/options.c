@@ -42,7 +42,7 @@ __attribute__((format(printf, 2, 3))) static int bad(int rank, const char *fmt, 
   return DHT_BAD_OPTION;
 }
 
-/* Counts and sizes as the library reads them (4096, 64K, 1M, 2GiB ...). */
+/* Counts and sizes as the library reads them (4096, 64K, 1M, 2G ...). */
 static int parse_count(const char *s, uint64_t *out) {
   uint64_t v;
   if (!s || mpisw_parse_size(s, &v) || v == 0) return -1;

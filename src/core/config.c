@@ -24,7 +24,8 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
     [MPISW_CFG_DISABLE] = {"MPISW_DISABLE", MPISW_CFG_BOOL, "0", 0, 0, 0, 0, NULL,
                            "pure pass-through: every call goes to the MPI library unchanged"},
     [MPISW_CFG_REPORT] = {"MPISW_REPORT", MPISW_CFG_BOOL, "0", 0, 0, 0, 0, NULL,
-                          "rank 0 prints a summary of the windows on stderr at MPI_Finalize"},
+                          "rank 0 says on stderr that the library is active at MPI_Init, and "
+                          "sums up windows, bytes written and leaks at MPI_Finalize"},
     [MPISW_CFG_MEMORY_LIMIT] = {"MPISW_MEMORY_LIMIT", MPISW_CFG_SIZE, "unset", 0, 0,
                                 1024 * TIB, 0, NULL,
                                 "memory budget per process: storage_alloc_factor=auto puts what "
