@@ -201,12 +201,17 @@ check_order() {
 }
 
 # 1. pkg-config with the MPI's own wrapper (which appends the MPI library).
-step "build with $MPISW_MPICC \$(pkg-config --cflags --libs mpisw)"
+# mpisw.pc carries the rpath: the program starts with nothing else set, also
+# when linked with --static (issue 13: it failed to start).
+step "build with $MPISW_MPICC \$(pkg-config [--static] --cflags --libs mpisw)"
 # shellcheck disable=SC2086
-"$MPISW_MPICC" -o "$work/consumer_pc" "$work/consumer/consumer.c" $cflags $libs \
-  -Wl,-rpath,"$libdir"
+"$MPISW_MPICC" -o "$work/consumer_pc" "$work/consumer/consumer.c" $cflags $libs
 if command -v readelf >/dev/null; then check_order "$work/consumer_pc"; fi
 run "$work/consumer_pc"
+# shellcheck disable=SC2046,SC2086
+"$MPISW_MPICC" -o "$work/consumer_pc_s" "$work/consumer/consumer.c" $cflags \
+  $(pkg-config --static --libs mpisw)
+run "$work/consumer_pc_s"
 
 # 2 and 3. find_package(mpisw) without naming the MPI: the package picks the
 # MPI it was built for.

@@ -85,7 +85,7 @@ void mpisw_warn(const char *fmt, ...) {
 }
 
 /* 4096 -> "4K": the largest exact suffix, so bounds read as they are typed. */
-static void format_size(uint64_t v, char *buf, int len) {
+void mpisw_cfg_format_size(uint64_t v, char *buf, int len) {
   const char *suffix = "KMGT";
   int i = -1;
   while (v && v % 1024 == 0 && i < 3) v /= 1024, i++;
@@ -101,8 +101,8 @@ void mpisw_cfg_forms(int id, char *buf, int len) {
     snprintf(buf, len, "1, 0, true or false (any case)");
     break;
   case MPISW_CFG_SIZE:
-    format_size((uint64_t)v->min, lo, sizeof lo);
-    format_size((uint64_t)v->max, hi, sizeof hi);
+    mpisw_cfg_format_size((uint64_t)v->min, lo, sizeof lo);
+    mpisw_cfg_format_size((uint64_t)v->max, hi, sizeof hi);
     snprintf(buf, len,
              "a byte count: digits with an optional suffix K, M, G or T (powers of 1024), "
              "from %s to %s%s",

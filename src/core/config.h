@@ -67,6 +67,8 @@ int mpisw_cfg_source(int id); /* MPISW_CFG_FROM_* */
 
 /* The accepted forms of a variable in words ("an integer from 1 to 64"). */
 void mpisw_cfg_forms(int id, char *buf, int len);
+/* 4096 -> "4K": the largest exact 1024-suffix, as sizes are typed. */
+void mpisw_cfg_format_size(uint64_t v, char *buf, int len);
 
 /* The effective configuration, one "MPISW_X  value (source)" line per
  * variable (source: default, environment, or default when the environment's

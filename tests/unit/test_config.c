@@ -69,13 +69,6 @@ static int accepted(int id, const char *value, int64_t want) {
   return ok;
 }
 
-static void format_size(uint64_t v, char *buf, int len) {
-  const char *suffix = "KMGT";
-  int i = -1;
-  while (v && v % 1024 == 0 && i < 3) v /= 1024, i++;
-  if (i < 0) snprintf(buf, len, "%llu", (unsigned long long)v);
-  else snprintf(buf, len, "%llu%c", (unsigned long long)v, suffix[i]);
-}
 
 /* The README's rows: "| `NAME` | values | default | meaning |". */
 static void check_readme(const char *path) {
@@ -119,8 +112,8 @@ static void check_readme(const char *path) {
     if (v->type == MPISW_CFG_BOOL) CHECK(strstr(col[1], "boolean") != NULL);
     if (v->type == MPISW_CFG_SIZE || v->type == MPISW_CFG_INT) {
       if (v->type == MPISW_CFG_SIZE) {
-        format_size((uint64_t)v->min, lo, sizeof lo);
-        format_size((uint64_t)v->max, hi, sizeof hi);
+        mpisw_cfg_format_size((uint64_t)v->min, lo, sizeof lo);
+        mpisw_cfg_format_size((uint64_t)v->max, hi, sizeof hi);
       } else {
         snprintf(lo, sizeof lo, "%lld", (long long)v->min);
         snprintf(hi, sizeof hi, "%lld", (long long)v->max);
