@@ -59,31 +59,6 @@ struct value {
 static struct value values[MPISW_CFG_COUNT];
 static int loaded;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static FILE *warn_stream;
-
-void mpisw_set_warn_stream(FILE *f) { warn_stream = f; }
-
-int mpisw_config_speaker(void) {
-  const char *names[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID", NULL};
-  for (int i = 0; names[i]; i++) {
-    const char *v = getenv(names[i]);
-    if (v && *v) return strcmp(v, "0") == 0;
-  }
-  return 1;
-}
-
-void mpisw_warn(const char *fmt, ...) {
-  if (!mpisw_config_speaker()) return;
-  FILE *f = warn_stream ? warn_stream : stderr;
-  char text[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  fprintf(f, "mpisw: %s\n", text);
-  fflush(f);
-}
-
 /* 4096 -> "4K": the largest exact suffix, so bounds read as they are typed. */
 void mpisw_cfg_format_size(uint64_t v, char *buf, int len) {
   const char *suffix = "KMGT";
@@ -205,7 +180,7 @@ static void load(int verbose, int again) {
   if (fresh && verbose && mpisw_cfg_text(MPISW_CFG_CONFIG) && mpisw_config_speaker()) {
     char text[8192];
     mpisw_config_format(text, sizeof text);
-    FILE *f = warn_stream ? warn_stream : stderr;
+    FILE *f = mpisw_warn_stream();
     fprintf(f, "mpisw: effective configuration (MPISW_CONFIG=dump):\n");
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/warn.h"
+
 enum mpisw_cfg_id {
   MPISW_CFG_HINTS,
   MPISW_CFG_DISABLE,
@@ -74,15 +76,5 @@ void mpisw_cfg_format_size(uint64_t v, char *buf, int len);
  * variable (source: default, environment, or default when the environment's
  * value is not valid), written as snprintf writes: returns the whole length. */
 int mpisw_config_format(char *buf, int len);
-
-/* 1 in the process that speaks for the job: rank 0 as the launcher numbers
- * it (PMI_RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID), or a process
- * the launcher did not number. Only it prints warnings. */
-int mpisw_config_speaker(void);
-
-/* A warning: "mpisw: <text>" and a newline on the warning stream (stderr;
- * unit tests redirect it), printed by the speaker only. */
-void mpisw_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void mpisw_set_warn_stream(FILE *f);
 
 #endif

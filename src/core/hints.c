@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/config.h"
+#include "core/warn.h"
 
 const char *const mpisw_hint_keys[] = {
     "alloc_type",           "storage_alloc_filename", "storage_alloc_offset",
