@@ -2,14 +2,15 @@
  * (write-back: a put changes only the window; the object goes to the log
  * when it is evicted, compacted or synced), and in the log otherwise. A
  * miss reads exactly the record's sectors; a put never reads. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "kvcache/kv_internal.h"
-
-void kv_cache_mark_dead(struct mpisw_kv *kv, struct kv_entry *en) {
-  if (en->log_off != KV_NOLOG) kv->dead += en->rec_len;
-}
+#include "kvcache/kv_file.h"
+#include "kvcache/kv_log.h"
+#include "kvcache/kv_poll.h"
+#include "kvcache/kv_store.h"
 
 static void drop_chunk(struct mpisw_kv *kv, struct kv_entry *en) {
   if (en->chunk == KV_NOCHUNK) return;
@@ -29,7 +30,7 @@ static int write_back(struct mpisw_kv *kv, uint32_t id, struct mpisw_error *e) {
                     en->vlen, &off, e))
     return -1;
   en = &kv->idx.e[id];
-  kv_cache_mark_dead(kv, en);   /* the older record (maybe a compaction's copy) */
+  kv_log_mark_dead(kv, en);   /* the older record (maybe a compaction's copy) */
   en->log_off = off;
   en->rec_len = (uint32_t)kv_rec_len(en->klen, en->vlen);
   if (en->dirty) {
@@ -39,22 +40,24 @@ static int write_back(struct mpisw_kv *kv, uint32_t id, struct mpisw_error *e) {
   return 0;
 }
 
-int kv_cache_evict(struct mpisw_kv *kv, uint32_t id, struct mpisw_error *e) {
+/* The slab's eviction callback (ctx: the store). */
+static int evict(void *ctx, uint32_t id, struct mpisw_error *e) {
+  struct mpisw_kv *kv = ctx;
   if (kv->idx.e[id].dirty && write_back(kv, id, e)) return -1;
   drop_chunk(kv, &kv->idx.e[id]);
   kv->st.evictions++;
   return 0;
 }
 
-int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
-                 size_t *vlen, struct mpisw_error *e) {
+static int cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf,
+                     size_t cap, size_t *vlen, struct mpisw_error *e) {
   uint64_t h = kv_hash(key, klen);
   uint32_t id = kv_index_find(&kv->idx, h, key, klen);
   if (id == UINT32_MAX) return 1;
   struct kv_entry *en = &kv->idx.e[id];
   *vlen = en->vlen;
   if (!buf && cap == 0) return 0;
-  unsigned asked = kv_sketch_add(kv, h);
+  unsigned asked = kv_sketch_add(&kv->slab.sk, h);
   if (cap < en->vlen)
     return mpisw_fail(e, MPISW_K_USAGE, "buffer of %zu bytes too small for the value of %u bytes",
                       cap, en->vlen);
@@ -80,7 +83,7 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
   int cls = kv_slab_class(&kv->slab, en->vlen);
   if (cls >= 0) {
     uint32_t ch;
-    int rc = kv_slab_alloc(kv, cls, en->vlen, id, asked, &ch, e);
+    int rc = kv_slab_alloc(&kv->slab, cls, en->vlen, id, asked, &ch, e);
     if (rc < 0) return -1;
     if (rc > 0) return 0;
     en = &kv->idx.e[id];
@@ -91,13 +94,13 @@ int kv_cache_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
   return 0;
 }
 
-int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *v, size_t vlen,
-                 struct mpisw_error *e) {
+static int cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *v,
+                     size_t vlen, struct mpisw_error *e) {
   if (vlen > kv->o.max_value)
     return mpisw_fail(e, MPISW_K_USAGE, "value of %zu bytes is larger than %s (%llu bytes)", vlen,
                       MPISW_KV_MAX_VALUE, (unsigned long long)kv->o.max_value);
   uint64_t h = kv_hash(key, klen);
-  unsigned asked = kv_sketch_add(kv, h);
+  unsigned asked = kv_sketch_add(&kv->slab.sk, h);
   uint32_t id = kv_index_find(&kv->idx, h, key, klen);
   if (id == UINT32_MAX) {
     id = kv_index_add(&kv->idx, h, key, klen);
@@ -117,7 +120,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
     /* Not in the window: it goes in only if it is asked for more often than
      * what it would displace. */
     uint32_t ch;
-    int rc = kv_slab_alloc(kv, cls, vlen, id, asked, &ch, e);
+    int rc = kv_slab_alloc(&kv->slab, cls, vlen, id, asked, &ch, e);
     if (rc < 0) goto fail;
     en = &kv->idx.e[id];
     if (rc == 0) {
@@ -130,7 +133,7 @@ int kv_cache_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
     uint64_t off;
     if (kv_log_append(kv, KV_REC_PUT, key, klen, v, vlen, &off, e)) goto fail;
     en = &kv->idx.e[id];
-    kv_cache_mark_dead(kv, en);
+    kv_log_mark_dead(kv, en);
     en->log_off = off;
     en->vlen = (uint32_t)vlen;
     en->rec_len = (uint32_t)kv_rec_len(klen, vlen);
@@ -149,7 +152,7 @@ fail:
   return -1;
 }
 
-int kv_cache_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mpisw_error *e) {
+static int cache_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mpisw_error *e) {
   uint32_t id = kv_index_find(&kv->idx, kv_hash(key, klen), key, klen);
   if (id == UINT32_MAX) return 1;
   drop_chunk(kv, &kv->idx.e[id]);
@@ -157,35 +160,41 @@ int kv_cache_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mp
     uint64_t off;
     if (kv_log_append(kv, KV_REC_DEL, key, klen, NULL, 0, &off, e)) return -1;
     kv->dead += kv_rec_len(klen, 0);
-    kv_cache_mark_dead(kv, &kv->idx.e[id]);
+    kv_log_mark_dead(kv, &kv->idx.e[id]);
   }
   kv_index_remove(&kv->idx, id);
   kv->st.deletes++;
   return 0;
 }
 
-int kv_cache_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
+static int cache_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
   for (uint32_t i = 0; i < kv->idx.n_e && kv->n_dirty; i++) {
     struct kv_entry *en = &kv->idx.e[i];
     if (en->used && en->dirty && write_back(kv, i, e)) return -1;
   }
   if (kv_log_flush(kv, e)) return -1;
-  return kv_win_sync(kv, e);
+  return kv_file_sync(kv->log_win, kv->path, e);
 }
 
-int kv_cache_open(struct mpisw_kv *kv, int fresh, struct mpisw_error *e) {
+static int cache_open(struct mpisw_kv *kv, int fresh, struct mpisw_error *e) {
+  /* Descriptors for sector reads and appends past the page cache. */
+  kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
+  if (kv->fd_direct < 0) kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  kv->fd_dw = open(kv->path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
+  /* Polling needs O_DIRECT (buffered AIO reads are synchronous). */
+  if (kv->o.read_mode == KV_READ_POLL && kv->fd_dw >= 0) kv_poll_init(&kv->aio_ctx);
   kv->active = (int)kv->sb.active;
   kv->region = kv->file_base + KV_BLOCK + (uint64_t)kv->active * kv->sb.log_size;
   kv_hugepages(kv->mem_base, kv->o.cache_size);
   if (kv_index_init(&kv->idx, 1024) ||
-      kv_slab_init(&kv->slab, kv->mem_base, kv->o.cache_size))
+      kv_slab_init(&kv->slab, kv->mem_base, kv->o.cache_size, &kv->idx, evict, kv))
     return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the index");
   kv->wbuf = aligned_alloc(KV_BLOCK, kv->o.write_buffer);
   kv->rbuf_size = ((kv->o.max_value + MPISW_KV_MAX_KEY + sizeof(struct kv_rec) + 2 * KV_SECTOR) +
                    KV_BLOCK - 1) & ~(uint64_t)(KV_BLOCK - 1);
   kv->rbuf = aligned_alloc(KV_BLOCK, kv->rbuf_size);
   /* Admission sketch sized for the window's objects (of 64 B at least). */
-  if (kv_sketch_init(kv, kv->o.cache_size / 256 + 1024))
+  if (kv_sketch_init(&kv->slab.sk, kv->o.cache_size / 256 + 1024))
     return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the admission sketch");
   if (!kv->wbuf || !kv->rbuf) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the buffers");
   if (fresh) {
@@ -196,12 +205,50 @@ int kv_cache_open(struct mpisw_kv *kv, int fresh, struct mpisw_error *e) {
   return kv_log_recover(kv, e);
 }
 
-void kv_cache_close(struct mpisw_kv *kv) {
+static void cache_release(struct mpisw_kv *kv) {
+  kv_poll_close(&kv->aio_ctx);
   kv_index_free(&kv->idx);
   kv_slab_free(&kv->slab);
   free(kv->wbuf);
   free(kv->rbuf);
-  free(kv->sketch);
-  kv->sketch = NULL;
   kv->wbuf = kv->rbuf = NULL;
 }
+
+/* The file: the superblock's block, then two log regions. */
+static void cache_layout(struct mpisw_kv *kv) {
+  kv->file_size = KV_BLOCK + 2 * kv->sb.log_size;
+  if (kv->o.write_buffer > kv->sb.log_size) kv->o.write_buffer = kv->sb.log_size;
+}
+
+/* A clean close: every record is durable, which lets a later open tell a
+ * damaged last record from one a crash cut off. */
+static int cache_finish(struct mpisw_kv *kv, struct mpisw_error *e) {
+  if (kv->sb.end_seq == kv->seq && kv->sb.end_off == kv->tail) return 0;
+  kv->sb.end_seq = kv->seq;
+  kv->sb.end_off = kv->tail;
+  return kv_super_write_both(kv, e);
+}
+
+static void cache_stats(const struct mpisw_kv *kv, struct mpisw_kv_stats *st) {
+  st->objects = kv->idx.n_live;
+  st->log_used = kv->tail + kv->wlen;
+  st->log_dead = kv->dead;
+  st->log_capacity = kv->sb.log_size;
+  st->cache_bytes = kv->slab.bytes;
+  st->cache_capacity = kv->slab.size;
+}
+
+const struct kv_backend kv_cache_backend = {
+    .name = "cache",
+    .memory_window = 1,
+    .layout = cache_layout,
+    .open = cache_open,
+    .release = cache_release,
+    .get = cache_get,
+    .put = cache_put,
+    .del = cache_delete,
+    .compact = kv_log_compact,
+    .sync = cache_sync,
+    .finish = cache_finish,
+    .stats = cache_stats,
+};

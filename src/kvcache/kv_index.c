@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_index.h"
 
 #define HUGE (2u << 20)
 

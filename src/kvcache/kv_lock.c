@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_lock.h"
 
 /* The process holding the flock of the file (dev, ino), or 0 if unknown. */
 static long lock_holder(dev_t dev, ino_t ino) {

@@ -14,66 +14,12 @@
 #include <unistd.h>
 
 #include "core/storage.h"
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_file.h"
+#include "kvcache/kv_log.h"
+#include "kvcache/kv_poll.h"
+#include "kvcache/kv_store.h"
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) & ~(a - 1); }
-
-/* ---- superblock ---- */
-
-static uint32_t super_crc(const struct kv_super *sb) {
-  struct kv_super t = *sb;
-  t.crc = 0;
-  return kv_crc32c(0, &t, sizeof t);
-}
-
-int kv_super_read(const char *base, struct kv_super *sb) {
-  int found = 0;
-  for (int i = 0; i < 2; i++) {
-    struct kv_super t;
-    memcpy(&t, base + i * 512, sizeof t);
-    if (t.magic != KV_MAGIC || t.version != KV_VERSION || t.crc != super_crc(&t)) continue;
-    if (!found || t.gen > sb->gen) *sb = t;
-    found++;
-  }
-  return found ? 2 - found : -1;
-}
-
-int kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e) {
-  const char *what = NULL;
-  unsigned long long v = 0;
-  if (sb->backend != KV_BACKEND_CACHE && sb->backend != KV_BACKEND_NAIVE)
-    what = "backend", v = sb->backend;
-  else if (sb->backend == KV_BACKEND_CACHE &&
-           (sb->log_size < 64 * 1024 || sb->log_size > (1ull << 40) || sb->log_size % KV_BLOCK))
-    what = "log size", v = sb->log_size;
-  else if (sb->backend == KV_BACKEND_CACHE && sb->active > 1)
-    what = "active region", v = sb->active;
-  else if (sb->backend == KV_BACKEND_NAIVE && (sb->slots < 1 || sb->slots > (1ull << 32)))
-    what = "slot count", v = sb->slots;
-  else if (sb->backend == KV_BACKEND_NAIVE &&
-           (sb->slot_size < 64 || sb->slot_size > (1ull << 24) || sb->slot_size % 8))
-    what = "slot size", v = sb->slot_size;
-  if (!what) return 0;
-  return mpisw_fail(e, MPISW_K_IO, "%s: the store's header is damaged: %s %llu is out of range",
-                    path, what, v);
-}
-
-int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e) {
-  kv->sb.gen++;
-  kv->sb.magic = KV_MAGIC;
-  kv->sb.version = KV_VERSION;
-  kv->sb.crc = super_crc(&kv->sb);
-  memcpy(kv->file_base + (kv->sb.gen % 2) * 512, &kv->sb, sizeof kv->sb);
-  return kv_win_sync(kv, e);
-}
-
-/* Both copies, one after the other (each synced, so a torn write still
- * leaves one good copy): where the older copy would name a region that is
- * gone (after a compaction), damage to the newer one must not send an open
- * there. */
-int kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e) {
-  return kv_super_write(kv, e) ? -1 : kv_super_write(kv, e);
-}
 
 /* ---- records ---- */
 
@@ -165,6 +111,10 @@ static void zero_range(struct mpisw_kv *kv, int r, uint64_t from) {
 
 /* ---- recovery ---- */
 
+void kv_log_mark_dead(struct mpisw_kv *kv, const struct kv_entry *en) {
+  if (en->log_off != KV_NOLOG) kv->dead += en->rec_len;
+}
+
 static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off, void *arg) {
   struct mpisw_error *e = arg;
   const char *key = (const char *)(r + 1);
@@ -174,7 +124,7 @@ static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off
   if ((r->magic_kind & 0xffff) == KV_REC_DEL) {
     kv->dead += len;
     if (id != UINT32_MAX) {
-      kv_cache_mark_dead(kv, &kv->idx.e[id]);
+      kv_log_mark_dead(kv, &kv->idx.e[id]);
       kv_index_remove(&kv->idx, id);
     }
     return 0;
@@ -183,7 +133,7 @@ static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off
     id = kv_index_add(&kv->idx, h, key, r->klen);
     if (id == UINT32_MAX) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the index");
   } else {
-    kv_cache_mark_dead(kv, &kv->idx.e[id]);
+    kv_log_mark_dead(kv, &kv->idx.e[id]);
   }
   struct kv_entry *en = &kv->idx.e[id];
   en->log_off = off;
@@ -324,7 +274,7 @@ int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv
     if (b - a > kv->rbuf_size) return mpisw_fail(e, MPISW_K_IO, "record of %u bytes too large", len);
     ssize_t n;
     if (kv->aio_ctx) {
-      long r = kv_poll_read(kv, kv->rbuf, b - a, a);
+      long r = kv_poll_read(kv->aio_ctx, kv->fd_direct, kv->rbuf, b - a, a);
       n = r;
       if (r < 0) {
         errno = (int)-r;
@@ -437,7 +387,7 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   }
   if (!rc && c.len) rc = flush_to(kv, c.region, &c.tail, c.buf, &c.len, e);
   free(c.buf);
-  if (!rc) rc = kv_win_sync(kv, e);   /* the new region is durable ... */
+  if (!rc) rc = kv_file_sync(kv->log_win, kv->path, e);   /* the new region is durable ... */
   if (rc) {
     /* The superblock still names the old region, so the file is as before;
      * but the index already points into the new one: stop using it. */

@@ -5,7 +5,7 @@
  * anything is read with them. */
 #include <string.h>
 
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_store.h"
 
 enum { SLOT_EMPTY = 0, SLOT_USED = 1, SLOT_DELETED = 2 };
 struct slot {
@@ -63,14 +63,14 @@ static int find(struct mpisw_kv *kv, const void *key, size_t klen, uint64_t *at,
   return 0;
 }
 
-int kv_naive_open(struct mpisw_kv *kv, int fresh, struct mpisw_error *e) {
+static int naive_open(struct mpisw_kv *kv, int fresh, struct mpisw_error *e) {
   if (fresh) kv->sb.objects = 0;
   kv->st.objects = kv->sb.objects;
   return 0;
 }
 
-int kv_naive_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
-                 size_t *vlen, struct mpisw_error *e) {
+static int naive_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf,
+                     size_t cap, size_t *vlen, struct mpisw_error *e) {
   uint64_t fs, i;
   if (find(kv, key, klen, &i, &fs, e)) return -1;
   if (i == UINT64_MAX) return 1;
@@ -86,8 +86,8 @@ int kv_naive_get(struct mpisw_kv *kv, const void *key, size_t klen, void *buf, s
   return 0;
 }
 
-int kv_naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *v, size_t vlen,
-                 struct mpisw_error *e) {
+static int naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *v,
+                     size_t vlen, struct mpisw_error *e) {
   if (sizeof(struct slot) + klen + vlen > kv->sb.slot_size)
     return mpisw_fail(e, MPISW_K_USAGE, "key of %zu and value of %zu bytes do not fit a slot of "
                       "%llu bytes (%s, %zu bytes of header)", klen, vlen,
@@ -116,7 +116,7 @@ int kv_naive_put(struct mpisw_kv *kv, const void *key, size_t klen, const void *
   return 0;
 }
 
-int kv_naive_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mpisw_error *e) {
+static int naive_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mpisw_error *e) {
   uint64_t fs, i;
   if (find(kv, key, klen, &i, &fs, e)) return -1;
   if (i == UINT64_MAX) return 1;
@@ -126,7 +126,29 @@ int kv_naive_delete(struct mpisw_kv *kv, const void *key, size_t klen, struct mp
   return 0;
 }
 
-int kv_naive_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
+static int naive_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->sb.objects = kv->st.objects;
   return kv_super_write(kv, e);   /* syncs the whole window */
 }
+
+/* The file: the superblock's block, then the slots. */
+static void naive_layout(struct mpisw_kv *kv) {
+  kv->file_size = KV_BLOCK + kv->sb.slots * kv->sb.slot_size;
+}
+
+static void naive_release(struct mpisw_kv *kv) { (void)kv; }   /* holds no memory */
+
+const struct kv_backend kv_naive_backend = {
+    .name = "naive",
+    .memory_window = 0,
+    .layout = naive_layout,
+    .open = naive_open,
+    .release = naive_release,
+    .get = naive_get,
+    .put = naive_put,
+    .del = naive_delete,
+    .compact = NULL,
+    .sync = naive_sync,
+    .finish = NULL,
+    .stats = NULL,
+};

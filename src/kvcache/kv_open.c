@@ -1,6 +1,8 @@
-/* mpisw_kv_*: open and close (windows, agreement), errors, dispatch to the
- * backend. The storage window holds the file (superblock + log, or the naive
- * table); the cache backend's memory window holds the objects in use. */
+/* mpisw_kv_*: open and close (windows, agreement), errors, and dispatch
+ * through the backend's table (kv_backend.h), chosen by the file's
+ * superblock (kv_super.c). The storage window holds the file (superblock +
+ * log, or the naive table); the cache backend's memory window holds the
+ * objects in use. */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/path.h"
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_lock.h"
+#include "kvcache/kv_store.h"
+#include "win/internal.h"
 
 __attribute__((format(printf, 3, 4))) static int fail_code(const char *routine, int kind,
                                                             const char *fmt, ...) {
@@ -30,55 +32,9 @@ static int usage(const char *routine, const char *msg) {
   return fail_code(routine, MPISW_K_USAGE, "%s", msg);
 }
 
-/* Syncs the log window's storage with the window module's own call, not the
- * public mpisw_win_sync: that one returns an MPI code, and the kind of a
- * storage failure (NOSPACE, IO, ...) would be lost on the way back here.
- * Only this process's loads and stores write the log window, so the MPI's
- * part of MPI_Win_sync (a memory barrier) adds nothing. */
-int kv_win_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
-  struct mpisw_win *w = mpisw_win_lookup(kv->log_win);
-  if (!w || w->kind != MPISW_WIN_STORAGE)   /* kv_open asks for alloc_type=storage */
-    return mpisw_fail(e, MPISW_K_IO, "%s: the log window is not on storage", kv->path);
-  return mpisw_win_sync_storage(w, e);
-}
-
-/* What the file says before any window exists: 1 = a store (sb filled),
- * 0 = absent or empty (a new store), -1 = something else (error). */
-static int peek(const char *path, struct kv_super *sb, int *damaged, struct mpisw_error *e) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return 0;   /* missing (or unusable: the window says why) */
-  char buf[KV_BLOCK];
-  ssize_t n = pread(fd, buf, sizeof buf, 0);
-  close(fd);
-  if (n <= 0) return 0;
-  int r = kv_super_read(buf, sb);
-  if (r >= 0) {
-    *damaged = r;
-    return kv_super_check(sb, path, e) ? -1 : 1;
-  }
-  for (int i = 0; i < 2 && n >= 512 * (i + 1); i++) {
-    struct kv_super t;
-    memcpy(&t, buf + 512 * i, sizeof t);
-    if (t.magic == KV_MAGIC && t.version != KV_VERSION)
-      return mpisw_fail(e, MPISW_K_IO, "%s is an mpisw_kv store of format version %u; this "
-                        "library reads version %d", path, t.version, KV_VERSION);
-    if (t.magic == KV_MAGIC)
-      return mpisw_fail(e, MPISW_K_IO, "%s: the store's header is damaged (CRC)", path);
-  }
-  for (ssize_t i = 0; i < n; i++)
-    if (buf[i]) return mpisw_fail(e, MPISW_K_IO, "%s is not an mpisw_kv store (no valid header)", path);
-  return 0;
-}
-
-/* A store id no other store is likely to have: it seeds the CRCs. */
-static uint64_t new_id(void) {
-  uint64_t id = 0;
-  if (getrandom(&id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    id = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 40);
-  }
-  return id;
+/* The table of the backend a superblock names (kv_super_check knows both). */
+static const struct kv_backend *backend_of(uint32_t id) {
+  return id == KV_BACKEND_CACHE ? &kv_cache_backend : &kv_naive_backend;
 }
 
 /* Opens the file for the store's own use and takes its lock (kv_lock.c):
@@ -121,8 +77,7 @@ static MPI_Info window_info(const struct mpisw_kv *kv, const char *path, int sto
 }
 
 static void release(struct mpisw_kv *kv) {
-  if (kv->o.backend == KV_BACKEND_CACHE) kv_cache_close(kv);
-  kv_poll_close(kv);
+  if (kv->ops) kv->ops->release(kv);
   if (kv->fd_direct >= 0) close(kv->fd_direct);
   if (kv->fd_rw >= 0) close(kv->fd_rw);
   if (kv->fd_dw >= 0) close(kv->fd_dw);
@@ -165,28 +120,16 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
    * (here or elsewhere) stops with a clear word and touches nothing. */
   if (!failed) failed = lock_existing(kv, &e) != 0;
   if (!failed) {
-    int p = peek(kv->path, &kv->sb, &kv->sb_damaged, &e);
+    int p = kv_super_peek(kv->path, &kv->sb, &kv->sb_damaged, &e);
     failed = p < 0;
     fresh = p == 0;
   }
-  if (!failed && fresh) {
-    memset(&kv->sb, 0, sizeof kv->sb);
-    kv->sb.id = new_id();
-    kv->sb.backend = (uint32_t)kv->o.backend;
-    kv->sb.log_size = kv->o.log_size;
-    kv->sb.start_seq = 1;
-    kv->sb.slots = kv->o.slots;
-    kv->sb.slot_size = kv->o.slot_size;
-  }
+  if (!failed && fresh) kv_super_new(&kv->sb, &kv->o);
   if (!failed) {
     kv->o.backend = (int)kv->sb.backend;   /* an existing file keeps its kind and geometry */
+    kv->ops = backend_of(kv->sb.backend);
     kv->crc_seed = (uint32_t)(kv->sb.id ^ (kv->sb.id >> 32));
-    if (kv->o.backend == KV_BACKEND_CACHE)
-      kv->file_size = KV_BLOCK + 2 * kv->sb.log_size;
-    else
-      kv->file_size = KV_BLOCK + kv->sb.slots * kv->sb.slot_size;
-    if (kv->o.backend == KV_BACKEND_CACHE && kv->o.write_buffer > kv->sb.log_size)
-      kv->o.write_buffer = kv->sb.log_size;
+    kv->ops->layout(kv);
   }
   if (mpisw_agree(kv->comm, failed, &e, NULL)) {
     release(kv);
@@ -203,7 +146,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
     return rc;
   }
   PMPI_Win_set_errhandler(kv->log_win, MPI_ERRORS_RETURN);
-  if (kv->o.backend == KV_BACKEND_CACHE) {
+  if (kv->ops->memory_window) {
     wi = window_info(kv, NULL, 0);
     rc = mpisw_win_allocate(R, (MPI_Aint)kv->o.cache_size, 1, wi, kv->comm, &kv->mem_base,
                             &kv->mem_win, 0);
@@ -216,8 +159,8 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
     PMPI_Win_set_errhandler(kv->mem_win, MPI_ERRORS_RETURN);
   }
 
-  /* 3. Descriptors for sector reads and for zeroing freed regions; the
-   * backend's state (a scan of the log rebuilds the index). */
+  /* 3. The store's lock (a new store), the backend's state (a scan of the
+   * log rebuilds the index), a damaged header copy mended. */
   struct mpisw_win *w = mpisw_win_lookup(kv->log_win);
   if (w && w->p.file.path[0]) snprintf(kv->path, sizeof kv->path, "%s", w->p.file.path);
   failed = 0;
@@ -228,24 +171,9 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
       failed = mpisw_fail(&e, MPISW_K_ACCESS, "%s was made a store by another process while this "
                           "one opened it; open it again", kv->path) != 0;
   }
-  if (!failed && kv->o.backend == KV_BACKEND_CACHE) {
-    kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
-    if (kv->fd_direct < 0) kv->fd_direct = open(kv->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    kv->fd_dw = open(kv->path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECT);
-    /* Polling needs O_DIRECT (buffered AIO reads are synchronous). */
-    if (kv->o.read_mode == KV_READ_POLL && kv->fd_dw >= 0) kv_poll_init(kv);
-  }
-  if (!failed) {
-    if (fresh) failed = kv_super_write_both(kv, &e) != 0;
-    if (!failed)
-      failed = (kv->o.backend == KV_BACKEND_CACHE ? kv_cache_open(kv, fresh, &e)
-                                                   : kv_naive_open(kv, fresh, &e)) != 0;
-    if (!failed && kv->sb_damaged) {   /* mend it from the good one */
-      fprintf(stderr, "mpisw: mpisw_kv_open: %s: one of the two copies of the store's header "
-              "was damaged; the other was used and both are rewritten\n", kv->path);
-      failed = kv_super_write_both(kv, &e) != 0;
-    }
-  }
+  if (!failed && fresh) failed = kv_super_write_both(kv, &e) != 0;
+  if (!failed) failed = kv->ops->open(kv, fresh, &e) != 0;
+  if (!failed) failed = kv_super_mend(kv, &e) != 0;
   if (mpisw_agree(kv->comm, failed, &e, NULL)) {
     if (kv->mem_win != MPI_WIN_NULL) mpisw_win_free(&kv->mem_win);
     mpisw_win_free(&kv->log_win);
@@ -284,8 +212,7 @@ MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const 
   int bad = check_args("mpisw_kv_put", key, klen, value, vlen);
   if (bad) return bad;
   struct mpisw_error e;
-  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_put(kv, key, klen, value, vlen, &e)
-                                             : kv_naive_put(kv, key, klen, value, vlen, &e);
+  int rc = kv->ops->put(kv, key, klen, value, vlen, &e);
   return rc < 0 ? mpisw_error_code("mpisw_kv_put", &e) : MPI_SUCCESS;
 }
 
@@ -297,8 +224,7 @@ MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *
   size_t dummy;
   if (!vlen) vlen = &dummy;
   struct mpisw_error e;
-  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_get(kv, key, klen, buf, cap, vlen, &e)
-                                             : kv_naive_get(kv, key, klen, buf, cap, vlen, &e);
+  int rc = kv->ops->get(kv, key, klen, buf, cap, vlen, &e);
   if (rc < 0) return mpisw_error_code("mpisw_kv_get", &e);
   return rc ? MPISW_KV_NOTFOUND : MPI_SUCCESS;
 }
@@ -308,23 +234,22 @@ MPISW_EXPORT int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen) {
   int bad = check_args("mpisw_kv_delete", key, klen, NULL, 0);
   if (bad) return bad;
   struct mpisw_error e;
-  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_delete(kv, key, klen, &e)
-                                             : kv_naive_delete(kv, key, klen, &e);
+  int rc = kv->ops->del(kv, key, klen, &e);
   if (rc < 0) return mpisw_error_code("mpisw_kv_delete", &e);
   return rc ? MPISW_KV_NOTFOUND : MPI_SUCCESS;
 }
 
 MPISW_EXPORT int mpisw_kv_compact(mpisw_kv *kv) {
   CHECK_KV("mpisw_kv_compact");
-  if (kv->o.backend != KV_BACKEND_CACHE) return MPI_SUCCESS;
+  if (!kv->ops->compact) return MPI_SUCCESS;
   struct mpisw_error e;
-  return kv_log_compact(kv, &e) ? mpisw_error_code("mpisw_kv_compact", &e) : MPI_SUCCESS;
+  return kv->ops->compact(kv, &e) ? mpisw_error_code("mpisw_kv_compact", &e) : MPI_SUCCESS;
 }
 
 MPISW_EXPORT int mpisw_kv_sync(mpisw_kv *kv) {
   CHECK_KV("mpisw_kv_sync");
   struct mpisw_error e;
-  int rc = kv->o.backend == KV_BACKEND_CACHE ? kv_cache_sync(kv, &e) : kv_naive_sync(kv, &e);
+  int rc = kv->ops->sync(kv, &e);
   return rc ? mpisw_error_code("mpisw_kv_sync", &e) : MPI_SUCCESS;
 }
 
@@ -333,14 +258,9 @@ MPISW_EXPORT int mpisw_kv_close(mpisw_kv **pkv) {
   mpisw_kv *kv = *pkv;
   *pkv = NULL;
   int out = kv->broken ? broken("mpisw_kv_close") : mpisw_kv_sync(kv);
-  if (out == MPI_SUCCESS && kv->o.backend == KV_BACKEND_CACHE &&
-      (kv->sb.end_seq != kv->seq || kv->sb.end_off != kv->tail)) {
-    /* A clean close: every record is durable, which lets a later open tell
-     * a damaged last record from one a crash cut off. */
+  if (out == MPI_SUCCESS && kv->ops->finish) {
     struct mpisw_error e;
-    kv->sb.end_seq = kv->seq;
-    kv->sb.end_off = kv->tail;
-    if (kv_super_write_both(kv, &e)) out = mpisw_error_code("mpisw_kv_close", &e);
+    if (kv->ops->finish(kv, &e)) out = mpisw_error_code("mpisw_kv_close", &e);
   }
   if (kv->mem_win != MPI_WIN_NULL) {
     int rc = mpisw_win_free(&kv->mem_win);
@@ -356,13 +276,6 @@ MPISW_EXPORT int mpisw_kv_stats(mpisw_kv *kv, struct mpisw_kv_stats *st) {
   CHECK_KV("mpisw_kv_stats");
   if (!st) return usage("mpisw_kv_stats", "the stats pointer is NULL");
   *st = kv->st;
-  if (kv->o.backend == KV_BACKEND_CACHE) {
-    st->objects = kv->idx.n_live;
-    st->log_used = kv->tail + kv->wlen;
-    st->log_dead = kv->dead;
-    st->log_capacity = kv->sb.log_size;
-    st->cache_bytes = kv->slab.bytes;
-    st->cache_capacity = kv->slab.size;
-  }
+  if (kv->ops->stats) kv->ops->stats(kv, st);
   return MPI_SUCCESS;
 }

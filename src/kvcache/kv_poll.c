@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_poll.h"
 
 #define AIO_RING_MAGIC 0xa10a10a1u
 #define SPIN_NS 20000000L   /* 20 ms, then sleep */
@@ -22,16 +22,16 @@ struct aio_ring {          /* the kernel's layout (fs/aio.c) */
   struct io_event io_events[];
 };
 
-int kv_poll_init(struct mpisw_kv *kv) {
+int kv_poll_init(uint64_t *out) {
   aio_context_t ctx = 0;
   if (syscall(SYS_io_setup, 4, &ctx) != 0) return -1;
-  kv->aio_ctx = (uint64_t)ctx;
+  *out = (uint64_t)ctx;
   return 0;
 }
 
-void kv_poll_close(struct mpisw_kv *kv) {
-  if (kv->aio_ctx) syscall(SYS_io_destroy, (aio_context_t)kv->aio_ctx);
-  kv->aio_ctx = 0;
+void kv_poll_close(uint64_t *ctx) {
+  if (*ctx) syscall(SYS_io_destroy, (aio_context_t)*ctx);
+  *ctx = 0;
 }
 
 static long now_ns(void) {
@@ -42,11 +42,11 @@ static long now_ns(void) {
 
 /* Reads len bytes at off into buf (both sector aligned). Returns the bytes
  * read or -errno. */
-long kv_poll_read(struct mpisw_kv *kv, void *buf, uint64_t len, uint64_t off) {
-  aio_context_t ctx = (aio_context_t)kv->aio_ctx;
+long kv_poll_read(uint64_t actx, int fd, void *buf, uint64_t len, uint64_t off) {
+  aio_context_t ctx = (aio_context_t)actx;
   struct iocb cb;
   memset(&cb, 0, sizeof cb);
-  cb.aio_fildes = (uint32_t)kv->fd_direct;
+  cb.aio_fildes = (uint32_t)fd;
   cb.aio_lio_opcode = IOCB_CMD_PREAD;
   cb.aio_buf = (uint64_t)(uintptr_t)buf;
   cb.aio_nbytes = len;

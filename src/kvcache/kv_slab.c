@@ -5,16 +5,22 @@
  * counts requests per key; a small use counter breaks ties), and only for
  * an object asked for more often than it (TinyLFU admission). Objects that
  * are read often keep their place; a scan of keys read once leaves the
- * window alone. */
+ * window alone. The owner of the slab does the evicting (a callback): the
+ * slab only chooses. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_slab.h"
+#include "mpisw_kv.h"
 
 #define PER_PAGE (KV_SLAB_PAGE / KV_SLAB_MIN)   /* chunk handles per page */
 
-int kv_slab_init(struct kv_slab *s, char *base, uint64_t size) {
+int kv_slab_init(struct kv_slab *s, char *base, uint64_t size, const struct kv_index *idx,
+                 kv_evict_fn evict, void *evict_ctx) {
   memset(s, 0, sizeof *s);
+  s->idx = idx;
+  s->evict = evict;
+  s->evict_ctx = evict_ctx;
   s->base = base;
   s->size = size;
   s->n_pages = (uint32_t)(size / KV_SLAB_PAGE);
@@ -37,6 +43,7 @@ void kv_slab_free(struct kv_slab *s) {
   }
   free(s->page_class);
   free(s->owner);
+  free(s->sk.cell);
   memset(s, 0, sizeof *s);
 }
 
@@ -85,8 +92,7 @@ static int give_page(struct kv_slab *s, uint32_t p, int ci) {
 
 /* Takes a page from another class (whose objects are evicted): sizes in the
  * workload changed and this class has no page at all. */
-static int steal_page(struct mpisw_kv *kv, int ci, struct mpisw_error *e) {
-  struct kv_slab *s = &kv->slab;
+static int steal_page(struct kv_slab *s, int ci, struct mpisw_error *e) {
   for (uint32_t tries = 0; tries < s->n_pages; tries++) {
     uint32_t p = s->steal++ % s->n_pages;
     int pc = s->page_class[p] - 1;
@@ -94,7 +100,7 @@ static int steal_page(struct mpisw_kv *kv, int ci, struct mpisw_error *e) {
     struct kv_class *c = &s->cls[pc];
     for (uint32_t i = 0; i < KV_SLAB_PAGE / c->size; i++) {
       uint32_t o = s->owner[p * PER_PAGE + i];
-      if (o && kv_cache_evict(kv, o - 1, e)) return -1;
+      if (o && s->evict(s->evict_ctx, o - 1, e)) return -1;
     }
     uint32_t k = 0;
     for (uint32_t i = 0; i < c->n_free; i++)
@@ -122,55 +128,54 @@ static uint64_t sk_mix(uint64_t x) {
   return x;
 }
 
-int kv_sketch_init(struct mpisw_kv *kv, uint64_t objects) {
+int kv_sketch_init(struct kv_sketch *k, uint64_t objects) {
   uint64_t n = 1024;
   while (n < objects * 4) n <<= 1;
-  kv->sketch = calloc(4 * n, 1);
-  if (!kv->sketch) return -1;
-  kv->sk_mask = n - 1;
-  kv->sk_period = objects * 10;
+  k->cell = calloc(4 * n, 1);
+  if (!k->cell) return -1;
+  k->mask = n - 1;
+  k->period = objects * 10;
   return 0;
 }
 
 /* The key's counter in row r of the count-min sketch. */
-static uint8_t *sk_cell(const struct mpisw_kv *kv, uint64_t h, int r) {
-  return &kv->sketch[(uint64_t)r * (kv->sk_mask + 1) +
-                     (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & kv->sk_mask)];
+static uint8_t *sk_cell(const struct kv_sketch *k, uint64_t h, int r) {
+  return &k->cell[(uint64_t)r * (k->mask + 1) +
+                  (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & k->mask)];
 }
 
-unsigned kv_sketch_add(struct mpisw_kv *kv, uint64_t h) {
+unsigned kv_sketch_add(struct kv_sketch *k, uint64_t h) {
   unsigned m = 255;
   for (int r = 0; r < 4; r++) {
-    uint8_t *c = sk_cell(kv, h, r);
+    uint8_t *c = sk_cell(k, h, r);
     if (*c < 15) (*c)++;
     if (*c < m) m = *c;
   }
-  if (++kv->sk_adds >= kv->sk_period) {
-    for (uint64_t i = 0; i < 4 * (kv->sk_mask + 1); i++) kv->sketch[i] >>= 1;
-    kv->sk_adds = 0;
+  if (++k->adds >= k->period) {
+    for (uint64_t i = 0; i < 4 * (k->mask + 1); i++) k->cell[i] >>= 1;
+    k->adds = 0;
     m >>= 1;
   }
   return m;
 }
 
-static unsigned sketch_get(const struct mpisw_kv *kv, uint64_t h) {
+static unsigned sketch_get(const struct kv_sketch *k, uint64_t h) {
   unsigned m = 255;
   for (int r = 0; r < 4; r++) {
-    unsigned c = *sk_cell(kv, h, r);
+    unsigned c = *sk_cell(k, h, r);
     if (c < m) m = c;
   }
   return m;
 }
 
-int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, unsigned asked,
+int kv_slab_alloc(struct kv_slab *s, int ci, size_t len, uint32_t id, unsigned asked,
                   uint32_t *out, struct mpisw_error *e) {
-  struct kv_slab *s = &kv->slab;
   struct kv_class *c = &s->cls[ci];
   if (!c->n_free) {
     if (s->next_page < s->n_pages) {
       if (give_page(s, s->next_page++, ci)) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the cache's lists");
     } else if (!c->n_pages) {
-      if (steal_page(kv, ci, e)) return -1;
+      if (steal_page(s, ci, e)) return -1;
     } else {
       /* Sampled LFU: of 8 chunks picked at random, the object asked for
        * least often (sketch count, then use counter) goes, unless the new
@@ -178,13 +183,13 @@ int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, unsigned
       uint32_t per = KV_SLAB_PAGE / c->size, best = 0;
       unsigned best_score = ~0u;
       for (int t = 0; (t < 8 || !best) && t < 8 * 64; t++) {
-        kv->rnd = kv->rnd * 6364136223846793005ull + 1442695040888963407ull;
-        uint64_t r = kv->rnd >> 16;
+        s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = s->rnd >> 16;
         uint32_t h = c->pages[r % c->n_pages] * PER_PAGE + (uint32_t)((r >> 20) % per);
         uint32_t o = s->owner[h];
         if (!o) continue;
-        struct kv_entry *en = &kv->idx.e[o - 1];
-        unsigned score = sketch_get(kv, en->hash) * 8 + en->freq;
+        const struct kv_entry *en = &s->idx->e[o - 1];
+        unsigned score = sketch_get(&s->sk, en->hash) * 8 + en->freq;
         if (score < best_score) {
           best_score = score;
           best = o;
@@ -192,7 +197,7 @@ int kv_slab_alloc(struct mpisw_kv *kv, int ci, size_t len, uint32_t id, unsigned
       }
       if (!best) return mpisw_fail(e, MPISW_K_IO, "cache: no chunk could be evicted");
       if (asked * 8 <= best_score) return 1;
-      if (kv_cache_evict(kv, best - 1, e)) return -1;
+      if (s->evict(s->evict_ctx, best - 1, e)) return -1;
       if (!c->n_free) return mpisw_fail(e, MPISW_K_IO, "cache: no chunk could be evicted");
     }
   }

@@ -3,7 +3,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kvcache/kv_internal.h"
+#include "kvcache/kv_log.h"    /* record header size */
+#include "kvcache/kv_slab.h"   /* page size */
+#include "kvcache/kv_util.h"
+#include "mpisw_kv.h"
+#include "win/internal.h"
 
 static inline uint64_t mix(uint64_t x) {
   x ^= x >> 33;
