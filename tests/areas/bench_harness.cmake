@@ -8,6 +8,8 @@ if(MPISW_BENCH_PYTHON3)
   set(_bench_check ${PROJECT_SOURCE_DIR}/tests/python/bench_check.py)
   add_test(NAME bench_suite_api COMMAND ${MPISW_BENCH_PYTHON3} ${_bench_check} api)
   set_tests_properties(bench_suite_api PROPERTIES TIMEOUT 60 LABELS "bench")
+  add_test(NAME bench_results_tree COMMAND ${MPISW_BENCH_PYTHON3} ${_bench_check} results)
+  set_tests_properties(bench_results_tree PROPERTIES TIMEOUT 120 LABELS "bench")
   # Runs membw (tiny) twice: needs this tree's bench programs.
   add_test(NAME bench_latest_only
            COMMAND ${MPISW_BENCH_PYTHON3} ${_bench_check} latest ${PROJECT_BINARY_DIR})
