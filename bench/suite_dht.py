@@ -11,8 +11,8 @@ phase (all ranks' inserts, between two barriers); init, verify and free are
 recorded apart.
 """
 
-from harness.api import (Step, by_rep, fmt_stat, legend_outside, md_table, ratio_values,
-                         save_png, stats)
+from harness.api import (Step, by_rep, fmt_stat, legend_outside, md_table, median_and_spread,
+                         ratio_values, save_png, stats)
 
 MiB = 1 << 20
 RANKS = 2
@@ -139,12 +139,9 @@ def plot(suite, summary, runs, out, stamp, plt):
                       for s in sel], key=lambda p: p[0])
         if not pts:
             continue
-        xs = [p[0] for p in pts]
-        ys = [p[1]["median"] for p in pts]
-        lo = [p[1]["median"] - p[1]["min"] for p in pts]
-        hi = [p[1]["max"] - p[1]["median"] for p in pts]
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} windows",
-                    color=colors.get(name))
+        ys, yerr = median_and_spread([p[1] for p in pts])
+        ax.errorbar([p[0] for p in pts], ys, yerr=yerr, marker="o", capsize=3,
+                    label=f"{name} windows", color=colors.get(name))
         fx = [p[0] for p in pts if p[2]]
         fy = [p[2]["max"] for p in pts if p[2]]
         fm = [p[2]["min"] for p in pts if p[2]]

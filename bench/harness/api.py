@@ -24,6 +24,8 @@ is optional:
                                 per-size row
   plot(suite, summary, runs, out, stamp, plt) -> {bench: png name}
                                 its figures, each saved with save_png
+                                (stamp: "<suite> suite, <date> UTC", for
+                                titles; plt: matplotlib.pyplot, Agg)
   readme(doc) -> [lines]        its markdown section of OUT/README.md (doc:
                                 the run's JSON: "summary", "runs", "ratios",
                                 "machine", ...)
@@ -35,7 +37,7 @@ runs: every JSON record of the run (the program's fields, plus "rep",
 
 from .fio import fio_steps
 from .fmt import KiB, MiB, GiB, fmt_num, fmt_stat, human_bytes, md_table
-from .plots import legend_outside, save_png
+from .plots import legend_outside, median_and_spread, save_png
 from .stats import by_rep, ratio_stats, ratio_values, stats
 from .step import Step
 from .suites import OOC_ITERS, OOC_MEMLIMIT, OOC_SEGMENT, OOC_SIZE, OOC_TAG
@@ -48,5 +50,5 @@ __all__ = [
     # text
     "KiB", "MiB", "GiB", "human_bytes", "fmt_num", "fmt_stat", "md_table",
     # plots
-    "save_png", "legend_outside",
+    "save_png", "legend_outside", "median_and_spread",
 ]

@@ -28,6 +28,13 @@ def save_png(fig, plt, out, suite, bench, layout=True):
     return {bench: name}
 
 
+def median_and_spread(points):
+    """Medians of {"min", "median", "max"} dicts and their error bars as
+    matplotlib's yerr wants them: [below, above] (bars from min to max)."""
+    return ([p["median"] for p in points],
+            [[p["median"] - p["min"] for p in points], [p["max"] - p["median"] for p in points]])
+
+
 def legend_outside(ax, **kw):
     """A panel's legend to the right of it, where it covers no bar, line or
     tick label; nothing (and no matplotlib warning) when nothing is labelled."""
@@ -256,12 +263,9 @@ def plot_all(suite, summary, runs, out, stamp):
                                  and metric in s["metrics"] and "bytes" in s["fields"])
                     if not pts:
                         continue
-                    xs = [p[0] for p in pts]
-                    ys = [p[1]["median"] for p in pts]
-                    lo = [p[1]["median"] - p[1]["min"] for p in pts]
-                    hi = [p[1]["max"] - p[1]["median"] for p in pts]
-                    ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, capsize=2,
-                                color=color, label=f"{kind} window")
+                    ys, yerr = median_and_spread([p[1] for p in pts])
+                    ax.errorbar([p[0] for p in pts], ys, yerr=yerr, marker="o", markersize=3,
+                                capsize=2, color=color, label=f"{kind} window")
                 ax.set_xscale("log", base=2)
                 ax.set_yscale("log")
                 ax.xaxis.set_major_locator(mticker.LogLocator(base=4))

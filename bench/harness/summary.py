@@ -73,22 +73,18 @@ def compute_ratios(runs):
         # In-memory runs only: no memory cgroup, no access hint.
         base = dict(bench="mstream", kernel="SEQ", ranks=ranks, size=size, memlimit=None,
                     access=None)
-        st = by_rep(runs, "bw_MiBps", kind="storage", sync=True, **base)
-        s = ratio_stats(st, direct)
-        if s:
-            ratios.append({"name": "storage SEQ / fio O_DIRECT write",
-                           "which": f"{human_bytes(size)}, {ranks} rank(s)",
-                           "detail": f"mstream SEQ storage window (with sync), "
-                                     f"{human_bytes(size)}, {ranks} rank(s), bw_MiBps / "
-                                     f"fio sequential write O_DIRECT MiB/s", **s})
-        mem = by_rep(runs, "bw_MiBps", kind="memory", **base)
-        s = ratio_stats(mem, memcpy)
-        if s:
-            ratios.append({"name": "memory SEQ / memcpy",
-                           "which": f"{human_bytes(size)}, {ranks} rank(s)",
-                           "detail": f"mstream SEQ memory window, {human_bytes(size)}, "
-                                     f"{ranks} rank(s), bw_MiBps / membw memcpy GiBps_copied "
-                                     f"(bytes copied, counted once) x 1024", **s})
+        for name, num, den, detail in (
+                ("storage SEQ / fio O_DIRECT write",
+                 by_rep(runs, "bw_MiBps", kind="storage", sync=True, **base), direct,
+                 f"mstream SEQ storage window (with sync), {human_bytes(size)}, {ranks} "
+                 f"rank(s), bw_MiBps / fio sequential write O_DIRECT MiB/s"),
+                ("memory SEQ / memcpy", by_rep(runs, "bw_MiBps", kind="memory", **base), memcpy,
+                 f"mstream SEQ memory window, {human_bytes(size)}, {ranks} rank(s), "
+                 f"bw_MiBps / membw memcpy GiBps_copied (bytes copied, counted once) x 1024")):
+            s = ratio_stats(num, den)
+            if s:
+                ratios.append({"name": name, "which": f"{human_bytes(size)}, {ranks} rank(s)",
+                               "detail": detail, **s})
     # Out of core: the window does not fit the memory cgroup, the device is the limit.
     ooc = sorted({(r.get("ranks"), r.get("size"), r.get("memlimit"), r.get("access"))
                   for r in runs if r.get("bench") == "mstream" and r.get("memlimit")
