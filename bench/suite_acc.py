@@ -10,6 +10,8 @@ gives. Besides the time, every record carries page faults and kernel time per
 epoch at both ranks: those do not depend on the load, and show whether the
 two kinds take the same path."""
 
+from harness.api import Step, fmt_stat, human_bytes, md_table, stats
+
 SUITES = {"acc": "MPI_Accumulate (MPI_SUM on doubles) into memory vs storage windows, "
                  "MPI_Alloc_mem+MPI_Win_create and MPI_Win_allocate, interleaved A/B "
                  "rounds + an A/A pair, medians (2 ranks)"}
@@ -27,23 +29,23 @@ def _args(window, kind, rounds, lo, hi, iters):
             "--rounds", str(rounds), "--min", str(lo), "--max", str(hi), "--iters", str(iters)]
 
 
-def steps(suite, a, R):
+def steps(suite):
     if suite == "smoke":
-        return [R.Step("rma_ab", "acc double create memory+storage 8 B..64 B x2 rounds",
-                       _args("create", "both", 2, 8, 64, 10), ranks=2, timeout=120)]
+        return [Step("rma_ab", "acc double create memory+storage 8 B..64 B x2 rounds",
+                     _args("create", "both", 2, 8, 64, 10), ranks=2, timeout=120)]
     if suite != "acc":
         return []
     t = 900
     out = []
     for window in ("create", "allocate"):
-        out.append(R.Step("rma_ab", f"acc double {window} memory/storage 64 KiB..1 MiB "
+        out.append(Step("rma_ab", f"acc double {window} memory/storage 64 KiB..1 MiB "
                                     f"x{ROUNDS} rounds",
-                          _args(window, "both", ROUNDS, 64 * KIB, MIB, 200), ranks=2, timeout=t))
+                        _args(window, "both", ROUNDS, 64 * KIB, MIB, 200), ranks=2, timeout=t))
     # A/A: memory only, consecutive rounds compared with each other
-    out.append(R.Step("rma_ab", f"acc double create memory/memory (A/A) 64 KiB..1 MiB "
+    out.append(Step("rma_ab", f"acc double create memory/memory (A/A) 64 KiB..1 MiB "
                                 f"x{2 * ROUNDS} rounds",
-                      _args("create", "memory", 2 * ROUNDS, 64 * KIB, MIB, 200), ranks=2,
-                      timeout=t, extra={"aa": True}))
+                    _args("create", "memory", 2 * ROUNDS, 64 * KIB, MIB, 200), ranks=2,
+                    timeout=t, extra={"aa": True}))
     return out
 
 
@@ -69,24 +71,24 @@ def _pairs(runs, window, size, aa):
     return out
 
 
-def ratios(runs, R):
+def ratios(runs):
     out = []
     sizes = sorted({r["bytes"] for r in runs if r.get("bench") == "rma_ab"})
     windows = sorted({r.get("window") for r in runs if r.get("bench") == "rma_ab"})
     for window in windows:
         for size in sizes:
             for aa, name in ((False, "storage / memory"), (True, "memory / memory (A/A)")):
-                s = R.stats(_pairs(runs, window, size, aa))
+                s = stats(_pairs(runs, window, size, aa))
                 if s:
                     out.append(dict(name=f"accumulate {name}, {window}",
-                                    which=R.human_bytes(size), bytes=size,
+                                    which=human_bytes(size), bytes=size,
                                     detail="rma_bench usec per lock+accumulate+unlock epoch, "
                                            "MPI_SUM on doubles, ratio per interleaved round",
                                     **s))
     return out
 
 
-def readme(doc, R):
+def readme(doc):
     summ = [x for x in doc.get("summary", []) if x.get("bench") == "rma_ab"]
     if not summ:
         return []
@@ -97,8 +99,8 @@ def readme(doc, R):
     for x in sorted(summ, key=lambda x: (x["fields"].get("window"), x["fields"].get("bytes"),
                                          x["fields"].get("kind"))):
         f, m = x["fields"], x["metrics"]
-        rows.append([f.get("window"), R.human_bytes(f.get("bytes", 0)), f.get("kind"),
-                     R.fmt_stat(m.get("usec")), R.fmt_stat(m.get("target_faults"))])
-    s.append(R.md_table(["window", "size", "kind", "µs", "target faults"], rows))
+        rows.append([f.get("window"), human_bytes(f.get("bytes", 0)), f.get("kind"),
+                     fmt_stat(m.get("usec")), fmt_stat(m.get("target_faults"))])
+    s.append(md_table(["window", "size", "kind", "µs", "target faults"], rows))
     s.append("")
     return s

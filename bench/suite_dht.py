@@ -11,6 +11,9 @@ phase (all ranks' inserts, between two barriers); init, verify and free are
 recorded apart.
 """
 
+from harness.api import (Step, by_rep, fmt_stat, legend_outside, md_table, median_and_spread,
+                         ratio_values, save_png, stats)
+
 MiB = 1 << 20
 RANKS = 2
 BUDGET = 64 * MiB                       # MPISW_MEMORY_LIMIT per process
@@ -46,9 +49,9 @@ def series(f):
     return "combined 0.5" if f.get("kind") == "combined" else f.get("kind")
 
 
-def steps(suite, a, R):
+def steps(suite):
     if suite == "smoke":   # one tiny step: the program and its verification
-        return [R.Step("dht", "dht combined 0.5 4096 elements n=2 (tiny)",
+        return [Step("dht", "dht combined 0.5 4096 elements n=2 (tiny)",
                        ["--elements", "4096", "--kind", "combined", "--factor", "0.5",
                         "--verify", "full", "--quiet"], ranks=2, timeout=120)]
     if suite != "dht":
@@ -63,9 +66,9 @@ def steps(suite, a, R):
                 "--heap-factor", str(HEAP_FACTOR), "--memory-limit", str(BUDGET),
                 "--verify", "local", "--quiet"]
             size = n * ENTRY * (1 + HEAP_FACTOR) * RANKS
-            out.append(R.Step("dht", f"dht {label} {size / MiB:.0f} MiB ({fraction:g}x budget) n={RANKS}", args, ranks=RANKS,
-                              timeout=900, memlimit=CGROUP,
-                              extra={"memlimit": CGROUP, "fraction": fraction}))
+            out.append(Step("dht", f"dht {label} {size / MiB:.0f} MiB ({fraction:g}x budget) n={RANKS}", args, ranks=RANKS,
+                            timeout=900, memlimit=CGROUP,
+                            extra={"memlimit": CGROUP, "fraction": fraction}))
     return out
 
 
@@ -73,18 +76,18 @@ def _dht(runs):
     return [r for r in runs if r.get("bench") == "dht" and r.get("memlimit")]
 
 
-def ratios(runs, R):
+def ratios(runs):
     out = []
     d = _dht(runs)
     below = sorted({r["elements"] for r in d if r.get("kind") == "memory"})
     for kind, target in TARGETS.items():
         allv = []
         for n in below:
-            mem = R.by_rep(d, "seconds", kind="memory", elements=n)
-            other = R.by_rep(d, "seconds", kind=kind, elements=n)
-            vals = R.ratio_values(other, mem)
+            mem = by_rep(d, "seconds", kind="memory", elements=n)
+            other = by_rep(d, "seconds", kind=kind, elements=n)
+            vals = ratio_values(other, mem)
             allv += vals
-            s = R.stats(vals)
+            s = stats(vals)
             if s:
                 size = next(r["table_bytes"] for r in d if r["elements"] == n)
                 out.append({"name": f"DHT {series({'kind': kind})} / memory",
@@ -96,18 +99,18 @@ def ratios(runs, R):
         # configuration is the best estimate of what the windows cost.
         fast = []
         for n in below:
-            mem = R.by_rep(d, "seconds", kind="memory", elements=n)
-            other = R.by_rep(d, "seconds", kind=kind, elements=n)
+            mem = by_rep(d, "seconds", kind="memory", elements=n)
+            other = by_rep(d, "seconds", kind=kind, elements=n)
             if mem and other:
                 fast.append(min(other.values()) / min(mem.values()))
-        f = R.stats(fast)
+        f = stats(fast)
         if f:
             out.append({"name": f"DHT {series({'kind': kind})} / memory, fastest runs",
                         "which": "every size below the memory limit",
                         "detail": f"dht insert seconds, min over reps of {kind} / min over "
                                   f"reps of memory windows, per size ({len(fast)} sizes)",
                         "bytes": None, "target": target, **f})
-        s = R.stats(allv)
+        s = stats(allv)
         if s:
             out.append({"name": f"DHT {series({'kind': kind})} / memory",
                         "which": "every size below the memory limit",
@@ -117,7 +120,7 @@ def ratios(runs, R):
     return out
 
 
-def plot(suite, summary, runs, out, stamp, R, plt):
+def plot(suite, summary, runs, out, stamp, plt):
     rows = [s for s in summary if s["bench"] == "dht" and s["fields"].get("memlimit")
             and "seconds" in s["metrics"]]
     if not rows:
@@ -136,12 +139,9 @@ def plot(suite, summary, runs, out, stamp, R, plt):
                       for s in sel], key=lambda p: p[0])
         if not pts:
             continue
-        xs = [p[0] for p in pts]
-        ys = [p[1]["median"] for p in pts]
-        lo = [p[1]["median"] - p[1]["min"] for p in pts]
-        hi = [p[1]["max"] - p[1]["median"] for p in pts]
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} windows",
-                    color=colors.get(name))
+        ys, yerr = median_and_spread([p[1] for p in pts])
+        ax.errorbar([p[0] for p in pts], ys, yerr=yerr, marker="o", capsize=3,
+                    label=f"{name} windows", color=colors.get(name))
         fx = [p[0] for p in pts if p[2]]
         fy = [p[2]["max"] for p in pts if p[2]]
         fm = [p[2]["min"] for p in pts if p[2]]
@@ -157,17 +157,17 @@ def plot(suite, summary, runs, out, stamp, R, plt):
         a.grid(alpha=0.3)
     axf.set_yscale("log")
     axf.set_ylabel("minor page faults\nduring the inserts (all ranks)")
-    R.legend_outside(axf, fontsize=6)
+    legend_outside(axf, fontsize=6)
     axf.set_xlabel("table size, MiB (all ranks: volumes + overflow heaps)")
     ax.set_ylabel("insert time, s (median; bars: min–max)")
     ax.set_title(f"DHT inserts, {RANKS} ranks, fill 0.8, heap factor {HEAP_FACTOR}, in a "
                  f"{CGROUP // MiB} MiB memory cgroup\n{stamp}", fontsize=9)
     ax.set_ylim(bottom=0)
-    R.legend_outside(ax)
-    return R.save_png(fig, plt, out, suite, "dht")
+    legend_outside(ax)
+    return save_png(fig, plt, out, suite, "dht")
 
 
-def readme(doc, R):
+def readme(doc):
     runs = _dht(doc.get("runs", []))
     if not runs:
         return []
@@ -185,11 +185,11 @@ def readme(doc, R):
         f, m = x["fields"], x["metrics"]
         tb, sb, ins = info.get((f.get("kind"), f.get("elements")), (0, 0, 0))
         rows.append([f"{tb / MiB:.0f} MiB", f"{tb / (RANKS * BUDGET):.2f}", series(f),
-                     f"{sb / MiB:.1f}", ins, f"**{R.fmt_stat(m.get('seconds'))}**",
-                     R.fmt_stat(m.get("inserts_per_s")), R.fmt_stat(m.get("init_seconds")),
-                     R.fmt_stat(m.get("cgroup_peak_MiB"))])
-    s.append(R.md_table(["table", "x budget", "windows", "on storage MiB", "inserts",
-                         "insert s", "inserts/s", "init s", "cgroup peak MiB"], rows))
+                     f"{sb / MiB:.1f}", ins, f"**{fmt_stat(m.get('seconds'))}**",
+                     fmt_stat(m.get("inserts_per_s")), fmt_stat(m.get("init_seconds")),
+                     fmt_stat(m.get("cgroup_peak_MiB"))])
+    s.append(md_table(["table", "x budget", "windows", "on storage MiB", "inserts",
+                       "insert s", "inserts/s", "init s", "cgroup peak MiB"], rows))
     s.append("")
     rat = [r for r in doc.get("ratios", []) if r["name"].startswith("DHT ")]
     if rat:
@@ -200,8 +200,8 @@ def readme(doc, R):
             rrows.append([r["name"], r["which"], f"{r['median']:.3f}",
                           f"{r['min']:.3f}–{r['max']:.3f}", r["n"],
                           f"≤ {t:.2f}" if t else "", met])
-        s.append(R.md_table(["ratio (insert time)", "which", "median", "min–max", "n",
-                             "target", ""], rrows))
+        s.append(md_table(["ratio (insert time)", "which", "median", "min–max", "n",
+                           "target", ""], rrows))
         s.append("")
     s.append(f"`apps/dht/dht` (docs/DHT.md): each of {RANKS} ranks owns a volume and an "
              f"overflow heap {HEAP_FACTOR}x as large (16-byte entries), both MPI windows, and "

@@ -13,6 +13,9 @@ measured. And with access_style=random, the best hint the naive table can
 be given (one page per fault).
 """
 
+from harness.api import (Step, by_rep, fmt_stat, human_bytes, legend_outside, md_table,
+                         ratio_stats, save_png)
+
 KiB, MiB = 1 << 10, 1 << 20
 
 SUITES = {"kv": "key-value store: object cache (memory window + log) vs naive table in a "
@@ -60,47 +63,47 @@ def _preloaded(args, name):
     return args + ["--stage", "run"] + named, args + ["--stage", "load"] + named
 
 
-def steps(suite, a, R):
+def steps(suite):
     if suite == "smoke":
         # Tiny runs: the program and the store work end to end, also when a
         # first run loads the store and a second one measures it.
         run, load = _preloaded(_args("naive", None, 2048, 512 * KiB, 4000, 1000),
                                "kv-bench-smoke-preloaded.kv")
-        return [R.Step("kv", "kv cache 2048 x 1 KiB objects, 512 KiB cache (tiny)",
-                       _args("cache", None, 2048, 512 * KiB, 4000, 1000,
+        return [Step("kv", "kv cache 2048 x 1 KiB objects, 512 KiB cache (tiny)",
+                     _args("cache", None, 2048, 512 * KiB, 4000, 1000,
                              ["--log-size", str(16 * MiB)]),
-                       ranks=1, timeout=120),
-                R.Step("kv", "kv naive table 2048 x 1 KiB objects, loaded by a first run (tiny)",
-                       run, ranks=1, timeout=120, prepare=load)]
+                     ranks=1, timeout=120),
+                Step("kv", "kv naive table 2048 x 1 KiB objects, loaded by a first run (tiny)",
+                     run, ranks=1, timeout=120, prepare=load)]
     if suite != "kv":
         return []
     out = []
     for mode, access, memlimit, think, ops, warmup, preload in MODES:
-        label = (f"kv {MODE_TEXT[mode]} {OBJECTS} x {R.human_bytes(VALUE)}, "
+        label = (f"kv {MODE_TEXT[mode]} {OBJECTS} x {human_bytes(VALUE)}, "
                  f"{ops} ops" + (f", access={access}" if access else "")
                  + (", no hint, loaded outside the cgroup" if preload else "")
                  + (f", {think} µs think time" if think else "")
-                 + (f", in {R.human_bytes(memlimit)} cgroup" if memlimit else ""))
+                 + (f", in {human_bytes(memlimit)} cgroup" if memlimit else ""))
         args = _args(mode, access, OBJECTS, CACHE, ops, warmup, think=think)
         prepare = None
         if preload:
             args, prepare = _preloaded(args, f"kv-bench-{mode}-preloaded.kv")
-        out.append(R.Step("kv", label, args, ranks=1, timeout=600, memlimit=memlimit,
-                          extra={"memlimit": memlimit}, prepare=prepare))
+        out.append(Step("kv", label, args, ranks=1, timeout=600, memlimit=memlimit,
+                        extra={"memlimit": memlimit}, prepare=prepare))
     return out
 
 
-def _per_rep(runs, R, metric, mode, think=0, access=None, ops=OPS):
-    return R.by_rep(runs, metric, bench="kv", mode=mode, objects=OBJECTS, ops=ops, think_us=think,
-                    access=access)
+def _per_rep(runs, metric, mode, think=0, access=None, ops=OPS):
+    return by_rep(runs, metric, bench="kv", mode=mode, objects=OBJECTS, ops=ops, think_us=think,
+                  access=access)
 
 
-def ratios(runs, R):
+def ratios(runs):
     out = []
-    cache_g = _per_rep(runs, R, "get_p50_us", "cache")
-    mem_g = _per_rep(runs, R, "get_p50_us", "memory")
+    cache_g = _per_rep(runs, "get_p50_us", "cache")
+    mem_g = _per_rep(runs, "get_p50_us", "memory")
     what = (f"{OBJECTS} x 1 KiB, 16 MiB cache, 90% gets, Zipf 0.99, "
-            f"{R.human_bytes(MEMLIMIT)} cgroup")
+            f"{human_bytes(MEMLIMIT)} cgroup")
     naive = [  # access hint, ops, how the naive table is named
         (None, NAIVE_OPS, "no hint: the kernel's read-around, read_ahead_kb of the device"),
         ("random", OPS, "access_style=random: one page per fault, the best hint"),
@@ -109,23 +112,23 @@ def ratios(runs, R):
         tag = "naive" if access is None else f"naive access={access}"
         for metric, word, target in (("write_bytes_per_op", "written", "0.20"),
                                      ("read_bytes_per_op", "read", "0.05")):
-            s = R.ratio_stats(_per_rep(runs, R, metric, "cache"),
-                              _per_rep(runs, R, metric, "naive", access=access, ops=ops))
+            s = ratio_stats(_per_rep(runs, metric, "cache"),
+                            _per_rep(runs, metric, "naive", access=access, ops=ops))
             if s:
                 out.append({"name": f"kv: cache / {tag} bytes {word} (target <= {target})",
                             "which": what,
                             "detail": f"kv_bench {metric.replace('_per_op', '')} (/proc/self/io) "
                                       f"per op, measured phase and final sync: cache ({OPS} ops) "
                                       f"/ naive table ({ops} ops), {how}", **s})
-    s = R.ratio_stats(cache_g, mem_g)
+    s = ratio_stats(cache_g, mem_g)
     if s:
         out.append({"name": "kv: cache / all-in-memory get p50, back to back (target <= 2)",
                     "which": what,
                     "detail": "kv_bench get_p50_us: cache (in the cgroup) / all in memory "
                               "(window holding every object, no cgroup), operations back to back",
                     **s})
-    s = R.ratio_stats(_per_rep(runs, R, "get_p50_us", "cache", THINK),
-                      _per_rep(runs, R, "get_p50_us", "memory", THINK))
+    s = ratio_stats(_per_rep(runs, "get_p50_us", "cache", THINK),
+                    _per_rep(runs, "get_p50_us", "memory", THINK))
     if s:
         out.append({"name": f"kv: cache / all-in-memory get p50, {THINK} µs think time "
                             "(target <= 2)", "which": what,
@@ -134,7 +137,7 @@ def ratios(runs, R):
     return out
 
 
-def plot(suite, summary, runs, out, title_tail, R, plt):
+def plot(suite, summary, runs, out, title_tail, plt):
     import os
     rows = [s for s in summary if s["bench"] == "kv" and s["fields"].get("objects") == OBJECTS]
     if suite != "kv" or not rows:
@@ -182,14 +185,14 @@ def plot(suite, summary, runs, out, title_tail, R, plt):
                 ax.set_ylim(bottom=1)   # all in memory reads nothing
         ax.set_ylabel(ylabel)
         ax.grid(axis="y", alpha=0.3)
-        R.legend_outside(ax, fontsize=7)
+        legend_outside(ax, fontsize=7)
     fig.suptitle(f"mpisw_kv: {OBJECTS} x 1 KiB objects, 16 MiB cache, 90% gets, Zipf 0.99, "
-                 f"{R.human_bytes(MEMLIMIT)} memory cgroup (not for all in memory) "
+                 f"{human_bytes(MEMLIMIT)} memory cgroup (not for all in memory) "
                  f"({title_tail}; median, bars min–max)", fontsize=9)
-    return R.save_png(fig, plt, out, suite, "kv")
+    return save_png(fig, plt, out, suite, "kv")
 
 
-def readme(doc, R):
+def readme(doc):
     rows = [x for x in doc.get("summary", []) if x["bench"] == "kv"]
     if not rows:
         return []
@@ -204,20 +207,20 @@ def readme(doc, R):
                                      if f.get("mode") == "naive" else "–")
         table.append([MODE_TEXT.get(f.get("mode"), f.get("mode")), access,
                       f"{f.get('think_us') or 0:g}",
-                      f"{f.get('objects')} x {R.human_bytes(f.get('value', 0))}",
+                      f"{f.get('objects')} x {human_bytes(f.get('value', 0))}",
                       f"{f.get('ops')}",
-                      R.human_bytes(f["memlimit"]) if f.get("memlimit") else "none",
-                      R.fmt_stat(m.get("get_p50_us")), R.fmt_stat(m.get("get_p99_us")),
-                      R.fmt_stat(m.get("get_hit_p50_us")),
-                      R.fmt_stat(m.get("put_p50_us")), R.fmt_stat(m.get("put_p99_us")),
-                      R.fmt_stat(m.get("ops_per_s")), R.fmt_stat(m.get("read_bytes_per_op")),
-                      R.fmt_stat(m.get("write_bytes_per_op")), R.fmt_stat(m.get("hit_rate")),
-                      R.fmt_stat(m.get("cgroup_peak_MiB"))])
-    s.append(R.md_table(["store", "access", "think µs", "objects", "ops", "cgroup", "get p50 µs",
-                         "get p99 µs",
-                         "hit p50 µs",
-                         "put p50 µs", "put p99 µs", "ops/s", "read B/op", "written B/op",
-                         "hit rate", "cgroup peak MiB"], table))
+                      human_bytes(f["memlimit"]) if f.get("memlimit") else "none",
+                      fmt_stat(m.get("get_p50_us")), fmt_stat(m.get("get_p99_us")),
+                      fmt_stat(m.get("get_hit_p50_us")),
+                      fmt_stat(m.get("put_p50_us")), fmt_stat(m.get("put_p99_us")),
+                      fmt_stat(m.get("ops_per_s")), fmt_stat(m.get("read_bytes_per_op")),
+                      fmt_stat(m.get("write_bytes_per_op")), fmt_stat(m.get("hit_rate")),
+                      fmt_stat(m.get("cgroup_peak_MiB"))])
+    s.append(md_table(["store", "access", "think µs", "objects", "ops", "cgroup", "get p50 µs",
+                       "get p99 µs",
+                       "hit p50 µs",
+                       "put p50 µs", "put p99 µs", "ops/s", "read B/op", "written B/op",
+                       "hit rate", "cgroup peak MiB"], table))
     s.append("")
     s.append("Bytes per operation: what the process made the storage read and write "
              "(`/proc/self/io` read_bytes/write_bytes) over the measured operations and the "

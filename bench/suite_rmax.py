@@ -1,6 +1,9 @@
 """Suite "rmax": the RMA extensions measured as in the paper's section 7
 (bench/rmax_bench.c, 2 ranks). See docs/RMA_EXTENSIONS.md."""
 
+from harness.api import (Step, by_rep, fmt_stat, human_bytes, legend_outside, md_table,
+                         ratio_stats, ratio_values, save_png, stats)
+
 SUITES = {"rmax": "RMA extensions: allocated/dynamic/memory-handle latency (with and without "
                   "window creation), thread-scope flushes, ordered puts (2 ranks)"}
 PROGRAMS = {"rmax": "rmax_bench"}
@@ -11,32 +14,32 @@ METRICS = {"rmax": ["usec", "usec_mean", "usec_worst"]}
 KIB = 1024
 
 
-def steps(suite, a, R):
+def steps(suite):
     if suite == "smoke":
-        return [R.Step("rmax", "rmax latency 1 B..64 B x10",
+        return [Step("rmax", "rmax latency 1 B..64 B x10",
                        ["--test", "latency", "--max", "64", "--iters", "10"], ranks=2,
-                       timeout=120)]
+                     timeout=120)]
     if suite != "rmax":
         return []
     t = 600
     return [
-        R.Step("rmax", "rmax latency 1 B..1 MiB", ["--test", "latency", "--iters", "200"],
-               ranks=2, timeout=t),
-        R.Step("rmax", "rmax latency with window creation+free 1 B..1 MiB",
+        Step("rmax", "rmax latency 1 B..1 MiB", ["--test", "latency", "--iters", "200"],
+             ranks=2, timeout=t),
+        Step("rmax", "rmax latency with window creation+free 1 B..1 MiB",
                ["--test", "latency", "--create", "--iters", "200"], ranks=2, timeout=t),
-        R.Step("rmax", "rmax put+flush 1..8 threads, process vs thread scope",
+        Step("rmax", "rmax put+flush 1..8 threads, process vs thread scope",
                ["--test", "threads", "--iters", "200", "--threads", "8"], ranks=2, timeout=t),
-        R.Step("rmax", "rmax ordered vs flush-separated puts",
+        Step("rmax", "rmax ordered vs flush-separated puts",
                ["--test", "order", "--iters", "200"], ranks=2, timeout=t),
     ]
 
 
-def _ratio(R, name, which, detail, num, den, **extra):
-    s = R.ratio_stats(num, den)
+def _ratio(name, which, detail, num, den, **extra):
+    s = ratio_stats(num, den)
     return dict(name=name, which=which, detail=detail, **extra, **s) if s else None
 
 
-def ratios(runs, R):
+def ratios(runs):
     out = []
     lat = [r for r in runs if r.get("bench") == "rmax" and r.get("test") == "latency"]
     for create in (False, True):
@@ -46,22 +49,22 @@ def ratios(runs, R):
             tag = " (window creation+free included)" if create else ""
             allv, dynv = [], []
             for b in sizes:
-                m = R.by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="memhandle",
-                             create=create, bytes=b)
-                al = R.by_rep(runs, "usec", bench="rmax", test="latency", op=op,
-                              kind="allocated", create=create, bytes=b)
-                dy = R.by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="dynamic",
-                              create=create, bytes=b)
-                allv += R.ratio_values(m, al)
+                m = by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="memhandle",
+                           create=create, bytes=b)
+                al = by_rep(runs, "usec", bench="rmax", test="latency", op=op,
+                            kind="allocated", create=create, bytes=b)
+                dy = by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="dynamic",
+                            create=create, bytes=b)
+                allv += ratio_values(m, al)
                 if b >= 64 * KIB:
-                    dynv += R.ratio_values(dy, m)
-            s = R.stats(allv)
+                    dynv += ratio_values(dy, m)
+            s = stats(allv)
             if s:
                 out.append(dict(name=f"rmax {op} latency memhandle / allocated{tag}",
                                 which="1 B..1 MiB",
                                 detail="rmax_bench usec (median op+flush), every size x reps; "
                                        "target <= 1.05", target="<= 1.05", **s))
-            s = R.stats(dynv)
+            s = stats(dynv)
             if s:
                 out.append(dict(name=f"rmax {op} latency dynamic / memhandle{tag}", which=">= 64 KiB",
                                 detail="rmax_bench usec, every size from 64 KiB x reps; "
@@ -71,12 +74,12 @@ def ratios(runs, R):
     for op in ("put", "get"):
         vals = []
         for b in sorted({r["bytes"] for r in lat if r.get("op") == op}):
-            mc = R.by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="memhandle",
-                          create=True, bytes=b)
-            dy = R.by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="dynamic",
-                          create=False, bytes=b)
-            vals += R.ratio_values(dy, mc)
-        s = R.stats(vals)
+            mc = by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="memhandle",
+                        create=True, bytes=b)
+            dy = by_rep(runs, "usec", bench="rmax", test="latency", op=op, kind="dynamic",
+                        create=False, bytes=b)
+            vals += ratio_values(dy, mc)
+        s = stats(vals)
         if s:
             out.append(dict(name=f"rmax {op} latency dynamic / memhandle with creation+free",
                             which="1 B..1 MiB",
@@ -85,25 +88,25 @@ def ratios(runs, R):
     th = [r for r in runs if r.get("bench") == "rmax" and r.get("test") == "threads"]
     if th:
         n = max(r.get("threads", 0) for r in th)
-        p = R.by_rep(runs, "usec", bench="rmax", test="threads", scope="process", threads=n)
-        t = R.by_rep(runs, "usec", bench="rmax", test="threads", scope="thread", threads=n)
-        r = _ratio(R, "rmax put+flush latency process / thread scope", f"{n} threads",
+        p = by_rep(runs, "usec", bench="rmax", test="threads", scope="process", threads=n)
+        t = by_rep(runs, "usec", bench="rmax", test="threads", scope="thread", threads=n)
+        r = _ratio("rmax put+flush latency process / thread scope", f"{n} threads",
                    "rmax_bench threads usec (mean per put+flush per thread); target >= 2",
                    p, t, target=">= 2")
         if r:
             out.append(r)
     od = [r for r in runs if r.get("bench") == "rmax" and r.get("test") == "order"]
     for b in sorted({r["bytes"] for r in od}):
-        f = R.by_rep(runs, "usec", bench="rmax", test="order", mode="flush", bytes=b)
-        o = R.by_rep(runs, "usec", bench="rmax", test="order", mode="ordered", bytes=b)
-        r = _ratio(R, "rmax flush-separated / ordered puts", R.human_bytes(b),
+        f = by_rep(runs, "usec", bench="rmax", test="order", mode="flush", bytes=b)
+        o = by_rep(runs, "usec", bench="rmax", test="order", mode="ordered", bytes=b)
+        r = _ratio("rmax flush-separated / ordered puts", human_bytes(b),
                    "rmax_bench order usec per put", f, o, bytes=b)
         if r:
             out.append(r)
     return out
 
 
-def plot(suite, summary, runs, out, stamp, R, plt):
+def plot(suite, summary, runs, out, stamp, plt):
     if not any(r.get("bench") == "rmax" for r in runs):
         return {}
     pngs = {}
@@ -140,8 +143,8 @@ def plot(suite, summary, runs, out, stamp, R, plt):
         ax.set_xlabel("bytes")
         ax.set_ylabel("µs per op + flush")
         ax.set_title(f"{op} latency {stamp}")
-        R.legend_outside(ax)
-    pngs.update(R.save_png(fig, plt, out, suite, "rmax_latency"))
+        legend_outside(ax)
+    pngs.update(save_png(fig, plt, out, suite, "rmax_latency"))
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     for scope in ("process", "thread"):
@@ -151,7 +154,7 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     axes[0].set_xlabel("threads")
     axes[0].set_ylabel("µs per 8 B put + flush")
     axes[0].set_title("thread-scope flushes")
-    R.legend_outside(axes[0])
+    legend_outside(axes[0])
     for mode in ("ordered", "flush", "unordered"):
         xs, ys, lo, hi = series(test="order", mode=mode)
         if xs:
@@ -161,12 +164,12 @@ def plot(suite, summary, runs, out, stamp, R, plt):
     axes[1].set_xlabel("bytes")
     axes[1].set_ylabel("µs per put")
     axes[1].set_title("ordered puts")
-    R.legend_outside(axes[1])
-    pngs.update(R.save_png(fig, plt, out, suite, "rmax_threads_order"))
+    legend_outside(axes[1])
+    pngs.update(save_png(fig, plt, out, suite, "rmax_threads_order"))
     return pngs
 
 
-def readme(doc, R):
+def readme(doc):
     summ = [x for x in doc.get("summary", []) if x.get("bench") == "rmax"]
     if not summ:
         return []
@@ -181,9 +184,9 @@ def readme(doc, R):
         table.setdefault(key, {})[f.get("kind")] = x["metrics"].get("usec")
     rows = []
     for (op, create, b), k in sorted(table.items(), key=lambda t: (t[0][0], t[0][1], t[0][2])):
-        rows.append([op + (" +create" if create else ""), R.human_bytes(b),
-                     R.fmt_stat(k.get("allocated")), R.fmt_stat(k.get("dynamic")),
-                     R.fmt_stat(k.get("memhandle"))])
-    s.append(R.md_table(["op", "size", "allocated", "dynamic", "memhandle"], rows))
+        rows.append([op + (" +create" if create else ""), human_bytes(b),
+                     fmt_stat(k.get("allocated")), fmt_stat(k.get("dynamic")),
+                     fmt_stat(k.get("memhandle"))])
+    s.append(md_table(["op", "size", "allocated", "dynamic", "memhandle"], rows))
     s.append("")
     return s

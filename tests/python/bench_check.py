@@ -10,12 +10,26 @@
                                   panel; --plots-only draws them again
     bench_check.py unbuilt BUILD  a configured but unbuilt tree: one message
                                   with the command to run, no step runs
+    bench_check.py latest BUILD   two runs into one OUT leave one JSON per
+                                  suite (latest-<suite>.json, overwritten),
+                                  and the README links to it
+    bench_check.py api            every bench/suite_*.py uses only
+                                  bench/harness/api.py, with the hooks it
+                                  documents
+    bench_check.py results        the tracked results/: no file twice, one
+                                  JSON per suite and folder, every README
+                                  link exists, each README is what the
+                                  driver writes from the JSON next to it
 
 Exit 0 when every check holds, 1 with the failed checks listed.
 """
 
+import ast
+import glob
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 RUN = os.path.join(ROOT, "bench", "run.py")
+RESULTS = os.path.join(ROOT, "results")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 failed = []
@@ -60,15 +75,18 @@ def overlaps(a, b):
 def legends_clear(doc):
     """Draws the run's plots again and returns the figures where a legend
     covers part of a panel (bars, lines and tick labels live there)."""
-    import run
+    from harness import plots, registry
     import matplotlib
     matplotlib.use("Agg")
+    import matplotlib.figure
     bad = []
-    real = run.save_png
+    real = matplotlib.figure.Figure.savefig
 
-    def inspecting(fig, plt, out, suite, bench, layout=True):
-        if layout:
-            fig.tight_layout()
+    seen = []
+
+    def inspecting(fig, fname, *args, **kw):
+        bench = os.path.basename(str(fname))
+        seen.append(bench)
         fig.canvas.draw()
         r = fig.canvas.get_renderer()
         axes = [ax for ax in fig.get_axes() if ax.axison and ax.has_data()]
@@ -79,21 +97,23 @@ def legends_clear(doc):
             for ax in axes:
                 if overlaps(lb, ax.get_window_extent(r)):
                     bad.append(f"{bench}: legend over panel '{ax.get_title()}'")
-        return real(fig, plt, out, suite, bench, layout=False)
+        return real(fig, fname, *args, **kw)
 
-    run.SUITE_MODULES[:] = run.load_suite_modules()
-    run.save_png = inspecting
+    registry.load_suite_modules()
+    matplotlib.figure.Figure.savefig = inspecting
     tmp = tempfile.mkdtemp(prefix="mpisw-bench-check-")
     try:
-        run.plot_all(doc["suite"], doc["summary"], doc["runs"], tmp, "check")
+        plots.plot_all(doc["suite"], doc["summary"], doc["runs"], tmp, "check")
     finally:
-        run.save_png = real
+        matplotlib.figure.Figure.savefig = real
         shutil.rmtree(tmp, ignore_errors=True)
+    if len(seen) != len(doc["plots"]):
+        bad.append(f"{len(seen)} figures inspected, the run drew {len(doc['plots'])}")
     return bad
 
 
 def empty_figure_not_saved():
-    import run
+    from harness import api as run
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -174,17 +194,131 @@ def unbuilt(build):
         check(secs < 30, f"stops at once ({secs:.1f} s)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    import run
-    check(run.build_command(os.path.join(ROOT, "build", "mpich")) == "make build",
+    from harness.paths import build_command
+    check(build_command(os.path.join(ROOT, "build", "mpich")) == "make build",
           "the project's own build trees are built with make build")
 
 
+def latest(build):
+    """The driver overwrites one file per suite instead of piling up dated
+    copies (the tracked results/ once held 9 JSON files twice)."""
+    tmp = tempfile.mkdtemp(prefix="mpisw-bench-latest-")
+    try:
+        for n in (1, 2):
+            p = run_driver(["--suite", "smoke", "--only", "^membw", "--build", build,
+                            "--path", tmp, "--out", os.path.join(tmp, "out"), "--no-plots"],
+                           timeout=120)
+            check(p.returncode == 0, f"run {n} of smoke --only membw exits 0 (got "
+                                     f"{p.returncode}): {p.stderr[-300:]}")
+        files = sorted(os.listdir(os.path.join(tmp, "out")))
+        check(files == ["README.md", "latest-smoke.json"],
+              f"after two runs OUT holds one JSON for the suite and the README ({files})")
+        with open(os.path.join(tmp, "out", "latest-smoke.json")) as f:
+            doc = json.load(f)
+        check(doc.get("file") == "latest-smoke.json",
+              f"the run records the file it is in ({doc.get('file')})")
+        check(len({r["rep"] for r in doc["runs"]}) == 1 and doc["runs"],
+              "the second run replaced the first (one run's records)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# What a suite module may define (harness/api.py's docstring) and the
+# parameters of its hooks.
+HOOKS = {"steps": ["suite"], "ratios": ["runs"], "readme": ["doc"],
+         "plot": ["suite", "summary", "runs", "out", "stamp", "plt"]}
+
+
+def api(_build=None):
+    from harness import api as harness_api
+    from harness import registry
+    suites = sorted(glob.glob(os.path.join(ROOT, "bench", "suite_*.py")))
+    check(suites, "there are suite modules")
+    for path in suites:
+        name = os.path.basename(path)
+        tree = ast.parse(open(path).read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "harness":
+                check(node.module == "harness.api",
+                      f"{name} imports from harness.api only (not {node.module})")
+                extra = [a.name for a in node.names if a.name not in harness_api.__all__]
+                check(not extra, f"{name} uses only names harness.api exports ({extra})")
+            elif isinstance(node, ast.Import):
+                bad = [a.name for a in node.names if a.name.split(".")[0] in ("harness", "run")]
+                check(not bad, f"{name} does not import the driver itself ({bad})")
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name in HOOKS:
+                got = [a.arg for a in node.args.args]
+                want = HOOKS[node.name]
+                if node.name == "plot":   # the stamp's name is the module's
+                    got = got[:4] + ["stamp"] + got[5:]
+                check(got == want, f"{name}: {node.name}({', '.join(want)}) ({got})")
+    registry.SUITE_MODULES.clear()
+    mods = registry.load_suite_modules()
+    check(len(mods) == len(suites), f"every suite module loads ({len(mods)})")
+    from harness.step import Step
+    from harness.suites import build_suite
+    for suite in list(registry.module_suites()) + registry.BUILTIN_SUITES:
+        steps = build_suite(suite)
+        check(steps and all(isinstance(s, Step) and s.bench in registry.PROGRAMS
+                            or s.bench == "fio" for s in steps),
+              f"suite {suite}: {len(steps)} steps of known programs")
+
+
+def results(_build=None):
+    """The published results/: the latest figures of each suite, once."""
+    files = [p for p in glob.glob(os.path.join(RESULTS, "**", "*"), recursive=True)
+             if os.path.isfile(p) and not p.endswith(".gitkeep")]
+    seen = {}
+    for p in files:
+        with open(p, "rb") as f:
+            seen.setdefault(hashlib.sha256(f.read()).hexdigest(), []).append(
+                os.path.relpath(p, RESULTS))
+    twice = [v for v in seen.values() if len(v) > 1]
+    check(not twice, f"no file in results/ twice ({twice})")
+    dirs = sorted({os.path.dirname(p) for p in files})
+    for d in dirs:
+        rel = os.path.relpath(d, ROOT)
+        jsons = sorted(f for f in os.listdir(d) if f.endswith(".json"))
+        check(all(re.fullmatch(r"latest-[a-z0-9_]+\.json", f) for f in jsons),
+              f"{rel}: only latest-<suite>.json files ({jsons})")
+        readme = os.path.join(d, "README.md")
+        if not os.path.isfile(readme):
+            continue
+        with open(readme) as f:
+            text = f.read()
+        links = set(re.findall(r"\]\(([^)#\s]+)\)", text))
+        missing = sorted(x for x in links if not x.startswith("http")
+                         and not os.path.exists(os.path.join(d, x)))
+        check(not missing, f"{rel}/README.md links only to files that exist ({missing})")
+        pngs = sorted(f for f in os.listdir(d) if f.endswith(".png"))
+        unlinked = [f for f in pngs if f not in links]
+        check(not unlinked, f"{rel}: every plot is in the README ({unlinked})")
+        tmp = tempfile.mkdtemp(prefix="mpisw-bench-results-")
+        try:
+            for j in jsons:
+                shutil.copy(os.path.join(d, j), tmp)
+            for sub in os.listdir(d):     # result sets kept apart are listed
+                if os.path.isfile(os.path.join(d, sub, "README.md")):
+                    os.makedirs(os.path.join(tmp, sub))
+                    shutil.copy(os.path.join(d, sub, "README.md"), os.path.join(tmp, sub))
+            p = run_driver(["--suite", "quick", "--readme-only", "--out", tmp], timeout=60)
+            with open(os.path.join(tmp, "README.md")) as f:
+                check(p.returncode == 0 and f.read() == text,
+                      f"{rel}/README.md is what `--readme-only` writes")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("smoke", "unbuilt"):
+    modes = {"smoke": smoke, "unbuilt": unbuilt, "latest": latest, "api": api,
+             "results": results}
+    need_build = ("smoke", "unbuilt", "latest")
+    if len(sys.argv) < 2 or sys.argv[1] not in modes \
+            or len(sys.argv) != (3 if sys.argv[1] in need_build else 2):
         print(__doc__, file=sys.stderr)
         return 2
-    build = os.path.abspath(sys.argv[2])
-    {"smoke": smoke, "unbuilt": unbuilt}[sys.argv[1]](build)
+    modes[sys.argv[1]](os.path.abspath(sys.argv[2]) if len(sys.argv) == 3 else None)
     if failed:
         print(f"{len(failed)} check(s) failed:\n  " + "\n  ".join(failed))
         return 1
