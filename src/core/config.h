@@ -1,6 +1,6 @@
 /* The configuration table: every MPISW_* environment variable declared once
  * (name, type, default, accepted forms, help, validation), read in one place.
- * MPI-free. The library reads it when it is loaded (win/state.c); every other
+ * MPI-free. The library reads it when it is loaded (process/state.c); every other
  * file asks for values here instead of calling getenv.
  *
  * One rule for every variable: unset or empty means the default; a value in

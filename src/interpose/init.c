@@ -1,7 +1,7 @@
 /* MPI_Init / MPI_Init_thread: pass through, after checking that the process
- * runs the MPI this library was built for (win/identity.c) and working around
- * known bugs of the MPI underneath (win/quirks.c); MPISW_REPORT=1 says the
- * library is active (win/report.c). */
+ * runs the MPI this library was built for (process/identity.c) and working around
+ * known bugs of the MPI underneath (process/quirks.c); MPISW_REPORT=1 says the
+ * library is active (process/report.c). */
 #include "win/internal.h"
 
 /* When loaded: a wrong MPI must be caught before the program's first MPI call.

@@ -1,5 +1,7 @@
 /* The window module: MPI-aware logic behind the interposed MPI_* calls.
- * Nothing here defines an MPI_* symbol (that is src/interpose/). */
+ * Nothing here defines an MPI_* symbol (that is src/interpose/). It builds
+ * on the process's state (src/process/), the MPI call shims and error codes
+ * (src/pmpi/) and the MPI-free cores (src/core/, src/pager/). */
 #ifndef MPISW_WIN_INTERNAL_H
 #define MPISW_WIN_INTERNAL_H
 
@@ -11,60 +13,8 @@
 #include "core/hints.h"
 #include "core/layout.h"
 #include "core/storage.h"
-
-#define MPISW_EXPORT __attribute__((visibility("default")))
-
-/* ---- state.c: process-wide settings, read once ---- */
-struct mpisw_stats {
-  long windows_memory;         /* windows left in memory (passed to the MPI) */
-  long windows_storage;        /* windows entirely on storage */
-  long windows_combined;       /* windows split between memory and storage */
-  long windows_shared;         /* shared windows on storage */
-  long allocs_storage;         /* MPI_Alloc_mem ranges on storage */
-  double bytes_memory;         /* placed in memory by mpisw windows */
-  double bytes_storage;        /* placed on storage */
-  double bytes_synced;         /* bytes written to storage by syncs (dirty pages, not window sizes) */
-  double sync_seconds;         /* time spent in storage syncs */
-  long syncs;
-};
-
-extern int mpisw_disabled;                 /* MPISW_DISABLE=1 */
-extern struct mpisw_stats mpisw_stats;
-extern pthread_mutex_t mpisw_lock;         /* registry, stats, budget, error codes */
-
-void mpisw_state_init(void);               /* idempotent; needs MPI initialized */
-const char *mpisw_env_hints(void);         /* MPISW_HINTS or NULL */
-int mpisw_report_enabled(void);
-/* Memory a window may still take under the budget (auto factor). */
-uint64_t mpisw_budget_left(int ranks_sharing);
-void mpisw_budget_take(int64_t bytes);     /* negative to give back */
-/* With MPISW_MEMORY_LIMIT set: fails (NOMEM) when mem_bytes more would pass
- * the budget. Without it: always 0 (the kernel's overcommit decides). */
-int mpisw_budget_check(uint64_t mem_bytes, int ranks_sharing, struct mpisw_error *e);
-int mpisw_budget_enforced(void);
-/* This process's share of the node's memory (MemAvailable and the memory
- * cgroup divided by the node's ranks), whatever MPISW_MEMORY_LIMIT says. */
-uint64_t mpisw_node_share(void);
-double mpisw_now(void);
-
-/* ---- errors.c ---- */
-/* Turns a core error into an MPI error code whose string is
- * "mpisw: <routine>: <message>". */
-int mpisw_error_code(const char *routine, const struct mpisw_error *e);
-int mpisw_raise_comm(MPI_Comm comm, int code);
-int mpisw_raise_win(MPI_Win win, int code);
-/* Errors of calls without an object (MPI_Alloc_mem): MPI-4 raises them on
- * MPI_COMM_SELF, MPI-3 on MPI_COMM_WORLD. */
-int mpisw_raise_noobj(int code);
-/* MPI calls made between these pairs return their errors instead of raising
- * them: *_errors_return sets MPI_ERRORS_RETURN and gives the handler it
- * replaced, *_errors_restore puts it back and releases the reference. */
-MPI_Errhandler mpisw_win_errors_return(MPI_Win win);
-void mpisw_win_errors_restore(MPI_Win win, MPI_Errhandler eh);
-MPI_Errhandler mpisw_comm_errors_return(MPI_Comm comm);
-void mpisw_comm_errors_restore(MPI_Comm comm, MPI_Errhandler eh);
-/* Frees a handler reference from *_get_errhandler unless it is predefined. */
-void mpisw_errhandler_release(MPI_Errhandler *eh);
+#include "pmpi/pmpi.h"
+#include "process/process.h"
 
 /* ---- hints_mpi.c: env defaults + MPI_Info -> struct mpisw_hints ---- */
 int mpisw_hints_from_info(MPI_Info info, struct mpisw_hints *h, struct mpisw_error *e);
@@ -179,16 +129,7 @@ void mpisw_alloc_each_overlap(const void *base, uint64_t size,
 /* Calls fn for every live window and allocation (finalize, report). */
 void mpisw_each_place(void (*fn)(struct mpisw_place *, void *), void *arg);
 
-/* ---- mpi_calls.c: the MPI's own window calls; large selects the MPI-4
- * variants with an MPI_Aint displacement unit ---- */
-int mpisw_mpi_win_create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                         MPI_Comm comm, MPI_Win *win, int large);
-int mpisw_mpi_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                           void *baseptr, MPI_Win *win, int large);
-int mpisw_mpi_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                                  MPI_Comm comm, void *baseptr, MPI_Win *win, int large);
-
-/* ---- allocate.c / shared.c / dynamic.c / sync.c / info.c / report.c ---- */
+/* ---- allocate.c / shared.c / dynamic.c / sync.c / info.c / finalize.c ---- */
 int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                        MPI_Comm comm, void *baseptr, MPI_Win *win, int large);
 int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_unit,
@@ -208,21 +149,10 @@ int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e);
 int mpisw_win_free(MPI_Win *win);
 int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used);
 int mpisw_win_flavor(MPI_Win win, int **flavor);
+/* finalize.c: at MPI_Finalize, before the real one: syncs storage still
+ * mapped (a program that never frees its windows loses nothing), then
+ * MPISW_REPORT's summary. */
 void mpisw_finalize(void);
-/* report.c: after PMPI_Init, with MPISW_REPORT=1, rank 0 says the library is
- * active, its version and the MPI it was built for. */
-void mpisw_report_init(void);
-/* bytes with the unit that suits them ("512 B", "4.0 KiB", "1.5 MiB"). */
-const char *mpisw_format_bytes(double bytes, char *buf, int len);
-
-/* ---- leaks.c: windows and MPI_Alloc_mem ranges not freed yet (kept with
- * MPISW_REPORT=1 only; the interposed calls report successes) ---- */
-enum { MPISW_OPEN_WIN = 0, MPISW_OPEN_MEM = 1 };
-void mpisw_open_win(MPI_Win win, MPI_Aint bytes);  /* bytes: this rank's size */
-void mpisw_closed_win(MPI_Win win);
-void mpisw_open_mem(const void *base, MPI_Aint bytes);
-void mpisw_closed_mem(const void *base);
-void mpisw_open_count(int what, long *count, double *bytes);
 
 /* ---- node_shared.c: storage windows of one node on the MPI's shared-memory
  * path. Collective; 1 when *win and *base are made, 0 when the caller must
@@ -239,17 +169,6 @@ int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);
 int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr);
-
-/* ---- quirks.c: MPI bugs worked around before MPI_Init ---- */
-void mpisw_quirks_before_init(void);
-
-/* ---- identity.c: the MPI this library was built for ---- */
-#define MPISW_EXIT_WRONG_MPI 3
-const char *mpisw_built_for(void);                   /* "MPICH" or "Open MPI" */
-/* When the process runs the other MPI (a libmpisw for MPICH preloaded into
- * an Open MPI program, or the reverse): one line on stderr naming both, then
- * _exit(MPISW_EXIT_WRONG_MPI). Called when loaded and again at MPI_Init. */
-void mpisw_identity_check(void);
 
 /* ---- rmax (src/rmax/hooks.c): RMA extensions, issue 5 ---- */
 void mpisw_rmax_init(void);                          /* after PMPI_Init */

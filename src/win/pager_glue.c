@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/config.h"
-#include "core/pager.h"
+#include "pager/pager.h"
 #include "win/internal.h"
 
 int mpisw_pager_windows;

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/pager.h"
 #include "core/path.h"
+#include "pager/pager.h"
 #include "win/internal.h"
 
 uint64_t mpisw_place_mem_target(const struct mpisw_hints *h, uint64_t size, int ranks) {

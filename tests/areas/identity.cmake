@@ -1,4 +1,4 @@
-# Which MPI the library is built for (src/win/identity.c, issue 13): the
+# Which MPI the library is built for (src/process/identity.c, issue 13): the
 # library preloaded into a program of the other MPI says so in one line and
 # exits non-zero, without a signal. The MPICH build tests MPICH's library in an
 # Open MPI program, the Open MPI build the reverse. ctest -L identity

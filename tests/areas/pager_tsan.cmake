@@ -1,7 +1,7 @@
 # The pager's unit test under ThreadSanitizer (issue 13): any data race in
 # the pager's threads fails the test (halt_on_error=1). The pager's own
 # accesses to window pages the application may be writing are by design
-# and bracketed for TSan (PAGER_WINDOW_ACCESS_* in pager_internal.h).
+# and bracketed for TSan (PAGER_WINDOW_ACCESS_* in src/pager/pager_internal.h).
 include(CheckCSourceCompiles)
 set(_tsan_msg "")
 if(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU")
@@ -20,8 +20,9 @@ endif()
 if(_tsan_msg)
   add_test(NAME unit_test_pager_tsan COMMAND ${MPISW_SH} -c "echo 'SKIP: ${_tsan_msg}'; exit 77")
 else()
-  file(GLOB _core_sources ${PROJECT_SOURCE_DIR}/src/core/*.c)
-  add_executable(test_pager_tsan unit/test_pager.c ${_core_sources})
+  # Compiled from source (not the object libraries): all of it instrumented.
+  file(GLOB _pager_sources ${PROJECT_SOURCE_DIR}/src/pager/*.c ${PROJECT_SOURCE_DIR}/src/core/*.c)
+  add_executable(test_pager_tsan unit/test_pager.c ${_pager_sources})
   target_include_directories(test_pager_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src
                              ${CMAKE_CURRENT_SOURCE_DIR}/unit)
   target_compile_definitions(test_pager_tsan PRIVATE _GNU_SOURCE)

@@ -1,4 +1,4 @@
-# MPISW_REPORT (src/win/report.c, leaks.c): the line at MPI_Init and every
+# MPISW_REPORT (src/process/report.c, leaks.c): the line at MPI_Init and every
 # figure of the summary at MPI_Finalize, leaks included, parsed from a
 # program with known windows (tests/report/). ctest -L report
 add_executable(t_report ${CMAKE_CURRENT_SOURCE_DIR}/report/t_report.c)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/pager.h"
+#include "pager/pager.h"
 
 #define BLOCK (64u << 10)
 #define LEN (4u << 20)   /* 64 blocks through 4 blocks of memory */

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/pager_internal.h"
 #include "core/storage.h"
+#include "pager/pager_internal.h"
 
 /* Change detection, not cryptography: a Fletcher-style sum in four lanes
  * (position-dependent, so moved or swapped words change it), fast enough to

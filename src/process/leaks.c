@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "win/internal.h"
+#include "process/process.h"
 
 struct open_item {
   int what;          /* MPISW_OPEN_WIN or MPISW_OPEN_MEM */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "win/internal.h"
+#include "process/process.h"
 
 static int mpich_before_4_1(void) {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -25,8 +25,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/pager_internal.h"
 #include "core/storage.h"
+#include "pager/pager_internal.h"
 
 static void destroy(struct mpisw_pager *pg) {
   if (pg->uffd >= 0) close(pg->uffd);

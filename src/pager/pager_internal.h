@@ -1,8 +1,8 @@
 /* The pager's insides, shared by its files (see pager.c for the design):
  * kernel ABI newer than Debian 12's headers, block states, the pager's
  * state, and the functions each file offers the others. */
-#ifndef MPISW_CORE_PAGER_INTERNAL_H
-#define MPISW_CORE_PAGER_INTERNAL_H
+#ifndef MPISW_PAGER_PAGER_INTERNAL_H
+#define MPISW_PAGER_PAGER_INTERNAL_H
 
 #include <linux/userfaultfd.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
-#include "core/pager.h"
+#include "pager/pager.h"
 
 /* ---- kernel ABI newer than Debian 12's headers (Linux 6.7 / 6.8) ---- */
 #ifndef UFFD_FEATURE_WP_ASYNC

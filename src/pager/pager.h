@@ -3,8 +3,8 @@
  * dirty pages tracked by asynchronous userfaultfd write-protection, written
  * back with O_DIRECT by worker threads, and evicted under a memory limit.
  * MPI-free (unit-tested without MPI); docs/PAGER.md explains the design. */
-#ifndef MPISW_CORE_PAGER_H
-#define MPISW_CORE_PAGER_H
+#ifndef MPISW_PAGER_PAGER_H
+#define MPISW_PAGER_PAGER_H
 
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "mpisw.h"
-#include "win/internal.h"
+#include "pmpi/pmpi.h"
 
 #define CODES_PER_CLASS 16
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/pager_internal.h"
+#include "pager/pager_internal.h"
 
 /* Loads block i into memory through buf. Caller set LOADING and counted it. */
 void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "win/internal.h"
+#include "process/process.h"
 
 #ifdef OPEN_MPI
 #define BUILT_FOR "Open MPI"

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/pager_internal.h"
+#include "pager/pager_internal.h"
 
 int pager_open_uffd(struct mpisw_error *e) {
   int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);

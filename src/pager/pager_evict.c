@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "core/pager_internal.h"
+#include "pager/pager_internal.h"
 
 /* Queues evictions until the blocks that stay fit with headroom. */
 void pager_maybe_evict_locked(struct mpisw_pager *pg) {

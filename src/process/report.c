@@ -1,11 +1,11 @@
 /* MPISW_REPORT=1: a line from rank 0 at MPI_Init saying the library is
  * active (version, the MPI it was built for), and one summary at
  * MPI_Finalize, reduced over all ranks before the real finalize, with what
- * the program did not free. Also syncs storage still mapped, so that a
- * program that never frees its windows loses nothing. */
+ * the program did not free (the window module syncs leftovers first:
+ * src/win/finalize.c). */
 #include <stdio.h>
 
-#include "win/internal.h"
+#include "process/process.h"
 
 #ifndef MPISW_PROJECT_VERSION
 #define MPISW_PROJECT_VERSION "unknown"
@@ -33,20 +33,14 @@ void mpisw_report_init(void) {
           MPISW_PROJECT_VERSION, mpisw_built_for(), size);
 }
 
-static void sync_one(struct mpisw_place *p, void *arg) {
-  struct mpisw_error e;
-  if (!p->h.discard && mpisw_place_sync(p, &e))
-    fprintf(stderr, "mpisw: MPI_Finalize: %s\n", e.msg);
-  (void)arg;
-}
-
 enum {
   V_WIN_MEM, V_WIN_STO, V_WIN_COMB, V_WIN_SHARED, V_ALLOCS, V_BYTES_MEM, V_BYTES_STO,
   V_WRITTEN, V_SYNCS, V_SYNC_S, V_OPEN_WINS, V_OPEN_WIN_BYTES, V_OPEN_MEMS, V_OPEN_MEM_BYTES,
   V_LEAKY_RANKS, V_COUNT
 };
 
-static void report(void) {
+void mpisw_report_finalize(void) {
+  if (!mpisw_report_enabled()) return;
   double v[V_COUNT] = {0}, sum[V_COUNT], tmax = 0;
   long open_wins, open_mems;
   v[V_WIN_MEM] = (double)mpisw_stats.windows_memory;
@@ -90,9 +84,4 @@ static void report(void) {
             sum[V_LEAKY_RANKS], size);
   else
     fprintf(stderr, "mpisw:   not freed at MPI_Finalize: nothing\n");
-}
-
-void mpisw_finalize(void) {
-  mpisw_each_place(sync_one, NULL);
-  if (mpisw_report_enabled()) report();
 }

@@ -11,7 +11,7 @@
 #include "core/hints.h"
 #include "core/memlimit.h"
 #include "mpisw.h"
-#include "win/internal.h"
+#include "process/process.h"
 
 int mpisw_disabled;
 struct mpisw_stats mpisw_stats;

@@ -1,6 +1,6 @@
 /* The MPI's own window calls, in their int or MPI_Aint (MPI-4 "_c")
  * displacement-unit form, so that modules need not care which. */
-#include "win/internal.h"
+#include "pmpi/pmpi.h"
 
 int mpisw_mpi_win_create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                          MPI_Comm comm, MPI_Win *win, int large) {
