@@ -771,7 +771,8 @@ void tl_require_pager_(const char *file, int line, MPI_Win *win) {
   if (tl_allmin(ok)) return;
   const char *fn = on_storage ? tl_win_info(*win, "storage_alloc_filename") : NULL;
   char why[PATH_MAX + 256] = "";
-  const char *w = ok ? NULL : tl_pager_unavailable(fn ? fn : tl_scratch());
+  /* (not tl_scratch(): it is collective, and only some ranks are here) */
+  const char *w = ok ? NULL : tl_pager_unavailable(fn ? fn : tl_scratch_dir[0] ? tl_scratch_dir : NULL);
   if (w) snprintf(why, sizeof why, "%s", w);
   /* skip only when every rank that fell back had a reason to */
   if (tl_allmin(ok || w != NULL)) {
