@@ -25,7 +25,7 @@ mpisw_mpi_test(durability_synced PROG t_durability ARGS synced NP 1 2 LABELS dur
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/reportsync.sh 4096 1048576 --)
 # The same on the pager backend: it writes whole blocks (256 KiB here).
 mpisw_mpi_test(durability_synced_pager PROG t_durability ARGS synced NP 1 2
-               ENV MPISW_HINTS=storage_backend=pager MPISW_PAGER_BLOCK=256K
+               ENV MPISW_HINTS=storage_backend=pager MPISW_PAGER_BLOCK=256K MPISW_TEST_BACKEND=pager
                LABELS "durability;pager"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/reportsync.sh 4096 1048576 --)
 # MPI_ERRORS_ARE_FATAL on the window: the free's storage error aborts the job

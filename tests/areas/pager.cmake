@@ -16,7 +16,7 @@ mpisw_mpi_test(pager_fallback  PROG t_pager ARGS fallback  NP 1 2 LABELS pager r
 
 # Existing storage tests, unchanged, on the pager backend (those that do not
 # check that the window is a file mapping, which the pager replaces).
-set(_pg MPISW_HINTS=storage_backend=pager ${_pgblock})
+set(_pg MPISW_HINTS=storage_backend=pager ${_pgblock} MPISW_TEST_BACKEND=pager)
 foreach(mode filename offset reuse discard unlink)
   mpisw_mpi_test(pager_file_${mode} PROG t_file ARGS ${mode} NP 2 ENV ${_pg} LABELS pager)
 endforeach()

@@ -8,7 +8,9 @@
  *   t_env disable    MPISW_DISABLE=1 (+ MPISW_HINTS): pure pass-through, no file
  *   t_env active     no variables: mpisw_active() is 1
  *   t_env thread     MPI_Init_thread(MPI_THREAD_MULTIPLE) passes through; storage windows work
- *   t_env report     MPISW_REPORT=1: rank 0 (only) prints mpisw: lines at MPI_Finalize
+ *   t_env report     MPISW_REPORT=1: rank 0 (only) prints mpisw: lines at MPI_Finalize,
+ *                    whose figures (ranks, windows, bytes placed and written, syncs,
+ *                    leaks) are those of what the ranks did
  *   t_env noreport   no MPISW_REPORT: no mpisw: lines
  */
 #define _GNU_SOURCE
@@ -244,6 +246,88 @@ static void test_thread(int provided) {
   CHECK(tl_count_dir(dir, NULL) == 0, "%d files left after concurrent MPI_Free_mem", tl_count_dir(dir, NULL));
 }
 
+/* A size of the report ("256.0 KiB", "12 B") in bytes; *tol gets half its
+ * last printed digit. 0 when s does not start with one. */
+static int report_size(const char *s, double *bytes, double *tol) {
+  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  char num[32], unit[8];
+  if (sscanf(s, " %31[0-9.] %7[A-Za-z]", num, unit) != 2) return 0;
+  for (int u = 0; u < 5; u++)
+    if (!strcmp(unit, units[u])) {
+      double scale = (double)(1ull << (10 * u));
+      const char *dot = strchr(num, '.');
+      *bytes = atof(num) * scale;
+      *tol = scale / 2;
+      for (size_t d = dot ? strlen(dot + 1) : 0; d > 0; d--) *tol /= 10;
+      return 1;
+    }
+  return 0;
+}
+
+/* 1 when size s is want bytes (within the printed precision), else prints why. */
+static int report_size_is(const char *line, const char *s, double want, const char *what) {
+  double b, tol;
+  if (!report_size(s, &b, &tol)) {
+    fprintf(stderr, "FAIL rank 0: no size for %s in the report line: %s", what, line);
+    return 0;
+  }
+  if (b - tol > want || b + tol < want) {
+    fprintf(stderr, "FAIL rank 0: the report says %s is %.0f bytes (+- %.0f), expected %.0f: %s", what,
+            b, tol, want, line);
+    return 0;
+  }
+  return 1;
+}
+
+/* The figures rank 0 prints for NP ranks that each made one window of WS
+ * bytes with storage_alloc_factor=0.5 (half in memory), wrote all of it,
+ * synced once and freed it (which may sync once more, writing nothing). */
+static int check_report_line(const char *line, int *seen) {
+  double half = (double)tl_size * WS / 2;
+  const char *p;
+  int n[5], ranks;
+  if (sscanf(line, "mpisw: report over %d ranks", &ranks) == 1) {
+    seen[0]++;
+    if (ranks == tl_size) return 1;
+    fprintf(stderr, "FAIL rank 0: the report counts %d ranks, expected %d: %s", ranks, tl_size, line);
+    return 0;
+  }
+  if ((p = strstr(line, "windows:"))) {
+    seen[1]++;
+    if (sscanf(p, "windows: %d in memory, %d on storage, %d combined, %d shared on storage; "
+                  "%d MPI_Alloc_mem ranges on storage", &n[0], &n[1], &n[2], &n[3], &n[4]) == 5 &&
+        n[0] == 0 && n[1] == 0 && n[2] == tl_size && n[3] == 0 && n[4] == 0)
+      return 1;
+    fprintf(stderr, "FAIL rank 0: expected 0 windows in memory, 0 on storage, %d combined, 0 shared, "
+            "0 MPI_Alloc_mem ranges: %s", tl_size, line);
+    return 0;
+  }
+  if ((p = strstr(line, "placed:"))) {
+    seen[2]++;
+    const char *s2 = strstr(p, ", ");
+    return report_size_is(line, p + 7, half, "the memory placed") &&
+           (s2 && strstr(s2, " on storage")) && report_size_is(line, s2 + 2, half, "the storage placed");
+  }
+  if ((p = strstr(line, "written:"))) {
+    seen[3]++;
+    const char *in = strstr(p, " in ");
+    int syncs = -1;
+    if (!report_size_is(line, p + 8, half, "the bytes written")) return 0;
+    if (in && sscanf(in, " in %d sync", &syncs) == 1 && syncs >= tl_size && syncs <= 2 * tl_size)
+      return 1;
+    fprintf(stderr, "FAIL rank 0: the report counts %d syncs, expected %d to %d (one MPI_Win_sync per "
+            "rank, perhaps one more in MPI_Win_free): %s", syncs, tl_size, 2 * tl_size, line);
+    return 0;
+  }
+  if ((p = strstr(line, "not freed at MPI_Finalize:"))) {
+    seen[4]++;
+    if (strstr(p, ": nothing")) return 1;
+    fprintf(stderr, "FAIL rank 0: the window was freed, the report says: %s", line);
+    return 0;
+  }
+  return 1;
+}
+
 /* report / noreport: stderr of each rank goes to a file until after MPI_Finalize */
 static int test_report(int want) {
   char d[] = "/tmp/mpisw-report-XXXXXX";
@@ -270,24 +354,27 @@ static int test_report(int want) {
   dup2(saved, 2);
   close(saved);
   FILE *f = fopen(path, "r");
-  int lines = 0, storage = 0, sync = 0;
+  int lines = 0, wrong = 0, seen[5] = {0, 0, 0, 0, 0};
   char line[1024];
   while (f && fgets(line, sizeof line, f)) {
     fputs(line, stderr); /* show what was printed */
     if (!strncmp(line, "mpisw:", 6)) {
       lines++;
-      if (strstr(line, "storage")) storage++;
-      if (strstr(line, "sync")) sync++;
+      if (want && tl_rank == 0 && !check_report_line(line, seen)) wrong++;
     }
   }
   if (f) fclose(f);
   tl_rm_rf(d);
   int bad = 0;
-  if (want && tl_rank == 0 && (lines == 0 || storage == 0 || sync == 0)) {
-    fprintf(stderr,
-            "FAIL rank 0: MPISW_REPORT=1 printed %d 'mpisw:' lines (%d mention storage, %d sync), expected a summary\n",
-            lines, storage, sync);
-    bad = 1;
+  if (want && tl_rank == 0) {
+    static const char *names[5] = {"report over N ranks", "windows:", "placed:", "written:",
+                                   "not freed at MPI_Finalize:"};
+    for (int k = 0; k < 5; k++)
+      if (seen[k] != 1) {
+        fprintf(stderr, "FAIL rank 0: the report has %d '%s' lines, expected 1\n", seen[k], names[k]);
+        bad = 1;
+      }
+    if (wrong) bad = 1;
   }
   if ((!want || tl_rank != 0) && lines) {
     fprintf(stderr, "FAIL rank %d: %d 'mpisw:' lines printed, expected none%s\n", tl_rank, lines,

@@ -6,7 +6,10 @@
  *   combined   storage_alloc_factor=0.5: memory part + pager part
  *   remote     every rank puts into and gets from the next rank's window
  *   fallback   no userfaultfd (run as nobody): mmap, reported in the info
- *   shared     MPI_Win_allocate_shared asks for the pager: mmap, reported
+ * Every window that asks for the pager must run it (tl_require_pager): where
+ * the pager cannot run (no userfaultfd, Linux < 6.8) the test skips (77).
+ *   shared     MPI_Win_allocate_shared asks for the pager: mmap, reported;
+ *              every byte of the node's file checked after sync and free
  *   overwrite  MPI_Put to self over an existing file: blocks the put covers
  *              whole are zero-filled, not read (the put hint), and the
  *              partly covered blocks at both ends keep the file's bytes
@@ -34,7 +37,7 @@ static void test_roundtrip(void) {
   MPI_Win win;
   TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
             "storage_alloc_unlink=false");
-  expect_backend(win, "pager");
+  tl_require_pager(&win);
   CHECK(tl_win_info_number(win, "storage_pager_memory") > 0, "storage_pager_memory missing");
   for (size_t i = 0; i < n; i++) CHECK(base[i] == 0, "fresh window byte %zu is not zero", i);
   tl_fill(base, n, 11 + tl_rank, 0);
@@ -53,7 +56,7 @@ static void test_evict(void) {
   MPI_Win win;
   TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
             "storage_pager_memory=1M", "storage_alloc_unlink=false");
-  expect_backend(win, "pager");
+  tl_require_pager(&win);
   tl_fill(base, n, 21 + tl_rank, 0);
   long bad = tl_verify(base, n, 21 + tl_rank, 0); /* re-read after eviction */
   CHECK(bad < 0, "window byte %ld wrong after eviction and re-read", bad);
@@ -76,13 +79,14 @@ static void test_overwrite(void) {
   MPI_Win win;
   TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
             "storage_alloc_unlink=false");
+  tl_require_pager(&win);
   tl_fill(base, n, 41 + tl_rank, 0);
   TL_SYNC(win);
   CHECK_MPI(MPI_Win_free(&win));
   /* The same file again: nothing resident, every block must come from it. */
   TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
             "storage_pager_memory=1M", "storage_alloc_unlink=false");
-  expect_backend(win, "pager");
+  tl_require_pager(&win);
   char *src = malloc(len);
   CHECK(src != NULL, "out of memory");
   tl_fill(src, len, 51, at);
@@ -110,7 +114,7 @@ static void test_combined(void) {
   MPI_Win win;
   TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
             "storage_alloc_factor=0.5", "storage_pager_memory=1M", "storage_alloc_unlink=false");
-  expect_backend(win, "pager");
+  tl_require_pager(&win);
   tl_fill(base, n, 41 + tl_rank, 0);
   TL_SYNC(win);
   long bad = tl_verify(base, n, 41 + tl_rank, 0);
@@ -126,7 +130,7 @@ static void test_remote(void) {
   MPI_Win win;
   TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, "storage_backend=pager",
             "storage_pager_memory=1M", "storage_alloc_unlink=false");
-  expect_backend(win, "pager");
+  tl_require_pager(&win);
   int to = (tl_rank + 1) % tl_size, from = (tl_rank + tl_size - 1) % tl_size;
   char *buf = malloc(n), *back = malloc(n);
   tl_fill(buf, n, 51 + tl_rank, 0);
@@ -153,6 +157,11 @@ static void test_remote(void) {
 
 static void test_fallback(void) {
   const char *fn = tl_path("fb-%d.win", tl_rank);
+  /* run where the pager cannot work (tests/tools/nopriv.sh): else mmap is a bug */
+  if (!tl_allmin(tl_pager_unavailable(tl_scratch()) != NULL))
+    tl_skip("the pager can run in this process, so its fallback cannot be tested "
+            "(run through tests/tools/nopriv.sh, as user nobody)");
+  if (tl_rank == 0) tl_log("the pager cannot run here: %s", tl_pager_unavailable(tl_scratch()));
   size_t n = 4 * MIB;
   char *base;
   MPI_Win win;
@@ -166,17 +175,52 @@ static void test_fallback(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* MPI_Win_allocate_shared does not take the pager: mmap, reported, and the
+ * node's file holds every rank's segment (in rank order) after MPI_Win_sync
+ * and after MPI_Win_free, byte for byte, and nothing else. */
+static void check_shared_file(const char *fn, int nsize, unsigned seed2, const char *when) {
+  size_t total = (size_t)nsize * MIB, half = MIB / 2;
+  tl_log("%s: checking all %zu bytes of %s", when, total, fn);
+  CHECK(tl_file_size(fn) == (off_t)total, "%s: %s holds %lld bytes, expected %zu (%d segments of 1 MiB)",
+        when, fn, (long long)tl_file_size(fn), total, nsize);
+  for (int q = 0; q < nsize; q++) {
+    CHECK_FILE_PATTERN(fn, (off_t)q * MIB, half, 71 + (unsigned)q, 0);
+    CHECK_FILE_PATTERN(fn, (off_t)(q * MIB + half), half, seed2 + (unsigned)q, half);
+  }
+}
+
 static void test_shared(void) {
   MPI_Comm node;
-  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  MPI_Info info = tl_sinfo(tl_path("sh.win"), "storage_backend=pager", NULL);
+  int nrank, nsize;
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, tl_rank, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, &nrank);
+  MPI_Comm_size(node, &nsize);
+  const char *fn = tl_path("sh.win");
+  MPI_Info info = tl_sinfo(fn, "storage_backend=pager", "storage_alloc_unlink=false", NULL);
   char *base;
   MPI_Win win;
   CHECK_MPI(MPI_Win_allocate_shared(MIB, 1, info, node, &base, &win));
+  tl_win_errors_return(win);
   expect_backend(win, "mmap");
-  memset(base, 7, MIB);
+  for (int q = 0; q < nsize; q++) { /* the segments follow each other in the file */
+    MPI_Aint sz;
+    int du;
+    char *p;
+    CHECK_MPI(MPI_Win_shared_query(win, q, &sz, &du, &p));
+    CHECK(sz == MIB && p == base + (q - nrank) * (MPI_Aint)MIB,
+          "rank %d's segment: %lld bytes at %p, expected 1 MiB at %p", q, (long long)sz, (void *)p,
+          (void *)(base + (q - nrank) * (MPI_Aint)MIB));
+  }
+  tl_fill(base, MIB, 71 + (unsigned)nrank, 0);
   TL_SYNC(win);
+  CHECK_MPI(MPI_Barrier(node));
+  if (nrank == 0) check_shared_file(fn, nsize, 71, "after MPI_Win_sync");
+  CHECK_MPI(MPI_Barrier(node));
+  /* new bytes in every segment's second half, left to MPI_Win_free to write */
+  tl_fill(base + MIB / 2, MIB / 2, 81 + (unsigned)nrank, MIB / 2);
   CHECK_MPI(MPI_Win_free(&win));
+  CHECK_MPI(MPI_Barrier(node));
+  if (nrank == 0) check_shared_file(fn, nsize, 81, "after MPI_Win_free");
   MPI_Info_free(&info);
   MPI_Comm_free(&node);
 }

@@ -71,11 +71,7 @@ int main(int argc, char **argv) {
   MPI_Win win;
   TL_WALLOC(WS, MPI_COMM_WORLD, (void **)&base, &win, dev, off, "storage_backend=pager",
             evict ? "storage_pager_memory=1M" : "storage_pager_memory=64M");
-  const char *b = tl_win_info(win, "storage_backend");
-  if (!tl_allmin(b && !strcmp(b, "pager"))) {
-    CHECK_MPI(MPI_Win_free(&win));
-    tl_skip("the pager cannot run here (the window fell back to mmap)");
-  }
+  tl_require_pager(&win);
   tl_fill(base, WS / 4, 40 + (unsigned)tl_rank, 0);
   CHECK_MPI(sync_rc(win)); /* the device has these blocks now */
   CHECK_FILE_PATTERN(dev, (off_t)tl_rank * WS, WS / 4, 40 + (unsigned)tl_rank, 0);

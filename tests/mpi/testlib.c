@@ -6,14 +6,17 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/capability.h>
+#include <linux/userfaultfd.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 int tl_rank = -1;
@@ -276,6 +279,9 @@ void tl_walloc_(const char *file, int line, MPI_Aint size, MPI_Comm comm, void *
             fn ? fn : "(none)", tl_errstr(rc));
   rc = MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
   if (rc != MPI_SUCCESS) tl_fail_mpi(file, line, "MPI_Win_set_errhandler", rc);
+  const char *want = getenv("MPISW_TEST_BACKEND");
+  if (want && !strcmp(want, "pager")) tl_require_pager_(file, line, win);
+  else if (want && *want) tl_fail(file, line, "MPISW_TEST_BACKEND='%s': only 'pager' is known", want);
 }
 
 void tl_info_setf(MPI_Info info, const char *key, const char *fmt, ...) {
@@ -665,4 +671,128 @@ double tl_win_info_number(MPI_Win win, const char *key) {
   double x = strtod(v, &end);
   CHECK(*v && *end == 0, "MPI_Win_get_info '%s' is '%s', not a number", key, v);
   return x;
+}
+
+/* ---- storage_backend=pager ---- */
+
+/* Older kernel headers lack these (values from Linux 6.8's uapi headers). */
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE (1 << 16)
+#endif
+/* struct pm_scan_arg of linux/fs.h (Linux 6.7): twelve 64-bit fields. */
+struct tl_pm_scan_arg {
+  uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+  uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define TL_PAGEMAP_SCAN _IOWR('f', 16, struct tl_pm_scan_arg)
+
+static const char *kernel_release(void) {
+  static struct utsname u;
+  return uname(&u) == 0 ? u.release : "?";
+}
+
+/* O_DIRECT where the window's file lives: the file itself (or block
+ * device), else a scratch file in its directory. 0 when it works or cannot
+ * be tried (the library then decides alone). */
+static int odirect_refused(const char *path, char *why, size_t n) {
+  struct stat st;
+  char dir[PATH_MAX];
+  int fd;
+  if (stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
+    fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+  } else {
+    snprintf(dir, sizeof dir, "%s", path);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      char *slash = strrchr(dir, '/');
+      if (!slash) return 0;
+      *slash = 0;
+    }
+    char tmpl[PATH_MAX + 32];
+    snprintf(tmpl, sizeof tmpl, "%s/.tl-odirect-XXXXXX", dir);
+    int t = mkstemp(tmpl);
+    if (t < 0) return 0;
+    unlink(tmpl);
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", t);
+    fd = open(self, O_RDWR | O_DIRECT | O_CLOEXEC);
+    close(t);
+    path = dir;
+  }
+  if (fd >= 0) {
+    close(fd);
+    return 0;
+  }
+  snprintf(why, n, "the file system of %s refuses O_DIRECT (%s)", path, strerror(errno));
+  return 1;
+}
+
+const char *tl_pager_unavailable(const char *path) {
+  static char why[PATH_MAX + 256];
+  int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    int err = errno;
+    snprintf(why, sizeof why, "userfaultfd is refused to this process: %s%s", strerror(err),
+             err == EPERM ? " (it needs root/CAP_SYS_PTRACE or sysctl vm.unprivileged_userfaultfd=1)"
+             : err == ENOSYS ? " (kernel built without CONFIG_USERFAULTFD)" : "");
+    return why;
+  }
+  struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE};
+  int api_ok = ioctl(fd, UFFDIO_API, &api) == 0 &&
+               (api.features & (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE)) ==
+                   (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE);
+  close(fd);
+  if (!api_ok) {
+    snprintf(why, sizeof why,
+             "userfaultfd of Linux %s lacks asynchronous write-protect or UFFDIO_MOVE "
+             "(Linux >= 6.8 needed)", kernel_release());
+    return why;
+  }
+  int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  struct tl_pm_scan_arg a = {.size = sizeof a};
+  int scan_ok = pm >= 0 && ioctl(pm, TL_PAGEMAP_SCAN, &a) >= 0;
+  if (pm >= 0) close(pm);
+  if (!scan_ok) {
+    snprintf(why, sizeof why, "PAGEMAP_SCAN is missing in Linux %s (Linux >= 6.7 needed)",
+             kernel_release());
+    return why;
+  }
+  if (path && *path && odirect_refused(path, why, sizeof why)) return why;
+  return NULL;
+}
+
+void tl_require_pager_(const char *file, int line, MPI_Win *win) {
+  const char *kind = tl_win_info(*win, "alloc_type");
+  const char *b = tl_win_info(*win, "storage_backend");
+  int on_storage = kind && !strcmp(kind, "storage");
+  int ok = !on_storage || (b && !strcmp(b, "pager"));
+  if (tl_allmin(ok)) return;
+  const char *fn = on_storage ? tl_win_info(*win, "storage_alloc_filename") : NULL;
+  char why[PATH_MAX + 256] = "";
+  /* (not tl_scratch(): it is collective, and only some ranks are here) */
+  const char *w = ok ? NULL : tl_pager_unavailable(fn ? fn : tl_scratch_dir[0] ? tl_scratch_dir : NULL);
+  if (w) snprintf(why, sizeof why, "%s", w);
+  /* skip only when every rank that fell back had a reason to */
+  if (tl_allmin(ok || w != NULL)) {
+    char msg[PATH_MAX + 400];
+    int rc = MPI_Win_free(win);
+    if (rc != MPI_SUCCESS) tl_fail_mpi(file, line, "MPI_Win_free", rc);
+    /* rank 0 prints the skip: give it a reason even when its own window ran the pager */
+    int who = tl_allmin(ok ? tl_size : tl_rank);
+    if (who != 0 && tl_rank == who) CHECK_MPI(MPI_Send(why, sizeof why, MPI_CHAR, 0, 0, MPI_COMM_WORLD));
+    if (who != 0 && tl_rank == 0)
+      CHECK_MPI(MPI_Recv(why, sizeof why, MPI_CHAR, who, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    snprintf(msg, sizeof msg, "storage_backend=pager cannot run here (%s): the window fell back to mmap", why);
+    tl_skip(msg);
+  }
+  if (!ok && !w)
+    tl_fail(file, line,
+            "storage_backend is '%s', expected 'pager': the pager fell back to mmap although this "
+            "machine has what it needs (userfaultfd with write-protect and UFFDIO_MOVE, PAGEMAP_SCAN, "
+            "O_DIRECT); run with MPISW_PAGER_DEBUG=1 to see why", b ? b : "(none)");
+  /* the others wait for the failing rank's abort */
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  tl_fail(file, line, "another rank's window fell back to mmap although the pager can run there");
 }

@@ -171,6 +171,25 @@ int tl_is_root(void);
  * and CAP_FOWNER from this thread's effective set (root only); returns 0 on success. */
 int tl_drop_dac_caps(int drop);
 
+/* storage_backend=pager (docs/PAGER.md) falls back to mmap without a word
+ * when the pager cannot run, so a pager test must check which backend ran.
+ * tl_pager_unavailable: why the pager cannot run in this process, checked
+ * independently of the library with the same needs (userfaultfd allowed,
+ * with asynchronous write-protect and UFFDIO_MOVE, i.e. Linux >= 6.8;
+ * PAGEMAP_SCAN; O_DIRECT on the file system of path, when path is given),
+ * or NULL when it can. Static buffer. */
+const char *tl_pager_unavailable(const char *path);
+/* Collective over MPI_COMM_WORLD, for a window that asked for the pager:
+ * returns when every rank's window with a storage part reports
+ * storage_backend=pager (MPI_Win_get_info). Otherwise, if the pager cannot
+ * run here, frees the window and skips (SKIP: reason, exit 77); if it could,
+ * fails: a fallback on a machine that has what the pager needs is a bug. */
+void tl_require_pager_(const char *file, int line, MPI_Win *win);
+#define tl_require_pager(win) tl_require_pager_(__FILE__, __LINE__, (win))
+/* Every window made by TL_WALLOC is checked with tl_require_pager when the
+ * environment has MPISW_TEST_BACKEND=pager (set by the registrations that
+ * run whole storage tests on the pager through MPISW_HINTS). */
+
 /* Skips the whole test (all ranks must call it): prints SKIP and exits 77. */
 void tl_skip(const char *why) __attribute__((noreturn));
 

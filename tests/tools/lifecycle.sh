@@ -6,6 +6,7 @@
 #   kill   once every rank holds its windows, each rank gets SIGKILL
 #   abort  the last rank calls MPI_Abort
 # HOW: info (hints in MPI_Info) or env (MPISW_HINTS); BACKEND: mmap or pager.
+# Exit 77 (skip) when the program skips (the pager cannot run here).
 set -u
 mode=$1 how=$2 backend=$3 np=$4
 shift 4
@@ -34,7 +35,12 @@ if [ "$mode" = kill ]; then
   while [ "$(ls "$tmp" | grep -c '^ready-')" -lt "$np" ]; do
     i=$((i + 1))
     [ "$i" -gt 400 ] && fail "the ranks did not get ready in 40 s"
-    kill -0 "$job" 2>/dev/null || fail "the program ended before it was killed"
+    if ! kill -0 "$job" 2>/dev/null; then
+      wait "$job"
+      rc=$?
+      [ "$rc" -eq 77 ] && exit 77   # the program printed SKIP: why
+      fail "the program ended (rc $rc) before it was killed"
+    fi
     sleep 0.1
   done
   for f in "$tmp"/ready-*; do pids="$pids $(cat "$f")"; done
@@ -45,6 +51,8 @@ fi
 wait "$job"
 rc=$?
 echo "lifecycle.sh: the job ended with rc $rc"
+# 77: the program skipped (storage_backend=pager cannot run here) and said why
+[ "$mode" != kill ] && [ "$rc" -eq 77 ] && exit 77
 case "$mode" in
 leak) [ "$rc" -eq 0 ] || fail "the program failed (rc $rc)" ;;
 kill | abort) [ "$rc" -ne 0 ] || fail "the job ended with rc 0" ;;

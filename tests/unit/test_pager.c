@@ -324,9 +324,9 @@ int main(void) {
   const char *tmp = getenv("TMPDIR");
   snprintf(path, sizeof path, "%s/mpisw-test-pager-%ld", tmp ? tmp : "/tmp", (long)getpid());
   struct mpisw_error e;
-  if (mpisw_pager_probe(&e)) {
-    fprintf(stderr, "pager unavailable here: %s\n", e.msg);
-    CHECK(0);
+  if (mpisw_pager_probe(&e)) { /* no userfaultfd for this user, or Linux < 6.8 */
+    printf("SKIP: the pager cannot run here: %s\n", e.msg);
+    return 77;
   } else {
     test_round_trip();
     test_fresh_and_tail();
