@@ -69,6 +69,40 @@ ensure_matplotlib() {
   fi
 }
 
+# clang with libFuzzer, for the parser fuzz target of the sanitizer pass
+# (tests/fuzz/). Debian's clang only recommends its runtime libraries, where
+# libFuzzer is (libclang-rt-<N>-dev), so that one is named with clang's
+# version. Installed only when missing.
+ensure_clang_fuzzer() {
+  if command -v clang >/dev/null 2>&1 &&
+     [ -f "$(clang -print-file-name=libclang_rt.fuzzer-$(uname -m).a 2>/dev/null)" ]; then
+    return 0
+  fi
+  command -v apt-get >/dev/null 2>&1 ||
+    { echo "install-deps: no apt-get; install clang with libFuzzer yourself" >&2; return 1; }
+  local s=(); [ "$(id -u)" -eq 0 ] || s=(sudo)
+  if ! command -v clang >/dev/null 2>&1; then
+    echo "install-deps: apt-get install clang"
+    "${s[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+    "${s[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends clang </dev/null
+  fi
+  local major
+  major=$(clang -dumpversion | cut -d. -f1)
+  if [ ! -f "$(clang -print-file-name=libclang_rt.fuzzer-$(uname -m).a)" ]; then
+    echo "install-deps: apt-get install libclang-rt-$major-dev (libFuzzer)"
+    "${s[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends "libclang-rt-$major-dev" </dev/null ||
+      { "${s[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null &&
+        "${s[@]}" env DEBIAN_FRONTEND=noninteractive \
+          apt-get install -y -q --no-install-recommends "libclang-rt-$major-dev" </dev/null; }
+  fi
+  if [ ! -f "$(clang -print-file-name=libclang_rt.fuzzer-$(uname -m).a)" ]; then
+    echo "install-deps: clang $major still has no libFuzzer (libclang_rt.fuzzer)" >&2
+    return 1
+  fi
+}
+
 # mpi4py, for the Python test of storage windows: built from PyPI against
 # Open MPI's wrapper (with both MPIs installed, mpi4py can serve one).
 ensure_mpi4py() {
@@ -81,7 +115,7 @@ ensure_mpi4py() {
 }
 
 if [ ${#missing[@]} -eq 0 ]; then
-  ensure_matplotlib && ensure_mpi4py
+  ensure_matplotlib && ensure_mpi4py && ensure_clang_fuzzer
   exit $?
 fi
 
@@ -120,4 +154,5 @@ if [ ${#still[@]} -ne 0 ]; then
 fi
 ensure_matplotlib
 ensure_mpi4py
+ensure_clang_fuzzer
 echo "install-deps: done"
