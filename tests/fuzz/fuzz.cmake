@@ -12,7 +12,8 @@ if(NOT MPISW_CLANG)
 else()
   set(_fuzz_bin ${CMAKE_CURRENT_BINARY_DIR}/fuzz/fuzz_hints)
   set(_fuzz_src ${_fuzz_dir}/fuzz_hints.c ${PROJECT_SOURCE_DIR}/src/core/hints.c
-                ${PROJECT_SOURCE_DIR}/src/core/config.c ${PROJECT_SOURCE_DIR}/src/core/error.c)
+                ${PROJECT_SOURCE_DIR}/src/core/config.c ${PROJECT_SOURCE_DIR}/src/core/error.c
+                ${PROJECT_SOURCE_DIR}/src/core/warn.c)
   add_custom_command(
     OUTPUT ${_fuzz_bin}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/fuzz
