@@ -54,3 +54,10 @@ int mpisw_unique_keep(int fd, char *name) {
   }
   return EEXIST;
 }
+
+int mpisw_unique_open_peer(int pid, int fd, char *proc, size_t cap) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+  if (proc) snprintf(proc, cap, "%s", path);
+  return open(path, O_RDWR | O_CLOEXEC);
+}

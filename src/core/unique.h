@@ -20,4 +20,10 @@ int mpisw_unique_create(const char *dir, const char *tag, char *name, size_t cap
  * without O_TMPFILE cannot get a name back: ENOENT). */
 int mpisw_unique_keep(int fd, char *name);
 
+/* Opens another process's descriptor fd (read-write, close on exec):
+ * /proc/<pid>/fd/<fd>, which also reaches files without a name. proc (cap
+ * bytes, may be NULL) gets that path for messages. The descriptor, or -1
+ * with errno. */
+int mpisw_unique_open_peer(int pid, int fd, char *proc, size_t cap);
+
 #endif

@@ -240,6 +240,13 @@ void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s) 
   pthread_mutex_unlock(&pg->mu);
 }
 
+uint64_t mpisw_pager_bytes_written(struct mpisw_pager *pg) {
+  pthread_mutex_lock(&pg->mu);
+  uint64_t n = pg->st.bytes_written;
+  pthread_mutex_unlock(&pg->mu);
+  return n;
+}
+
 void mpisw_pager_stop(struct mpisw_pager *pg) {
   if (!pg) return;
   /* Let queued work finish so no thread holds a slot or a half-moved block. */

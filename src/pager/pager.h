@@ -56,5 +56,7 @@ struct mpisw_pager_stats {
 /* Waits for loads in flight or queued (call it while the range is idle),
  * then copies the counters; a load's counters always change together. */
 void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s);
+/* Bytes written back so far, without waiting for loads (a sync's count). */
+uint64_t mpisw_pager_bytes_written(struct mpisw_pager *pg);
 
 #endif

@@ -31,6 +31,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "core/unique.h"
 #include "win/internal.h"
 
 #ifdef OPEN_MPI
@@ -80,9 +81,7 @@ static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own
   if ((uint64_t)*shift + len > (uint64_t)seg_size) return -1;
   int fd = own_fd;
   if (fd < 0) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pr->pid, (int)pr->fd);
-    fd = open(path, O_RDWR | O_CLOEXEC);
+    fd = mpisw_unique_open_peer((int)pr->pid, (int)pr->fd, NULL, 0);
     if (fd < 0) return -1;
   }
   int rc = mpisw_map_file_fixed(seg + *shift, len, fd, pr->off, pr->access);

@@ -86,10 +86,9 @@ static int backend_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_e
     return rc;
   }
   int rc = mpisw_pager_place_sync(p, e);
-  struct mpisw_pager_stats s;
-  mpisw_pager_get_stats(p->pager, &s);
-  *written = s.bytes_written - p->pager_written;
-  p->pager_written = s.bytes_written;
+  uint64_t total = mpisw_pager_bytes_written(p->pager);
+  *written = total - p->pager_written;
+  p->pager_written = total;
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/path.h"
+#include "core/unique.h"
 #include "win/internal.h"
 
 /* What rank 0 tells the others once it has made the node's file. */
@@ -80,8 +81,7 @@ static int open_leader_fd(struct mpisw_file *f, const struct leader_msg *m,
                           struct mpisw_error *e) {
   char proc[64];
   mpisw_file_init(f);
-  snprintf(proc, sizeof proc, "/proc/%d/fd/%d", m->pid, m->fd);
-  f->fd = open(proc, O_RDWR | O_CLOEXEC);
+  f->fd = mpisw_unique_open_peer(m->pid, m->fd, proc, sizeof proc);
   if (f->fd < 0)
     return mpisw_fail(e, MPISW_K_ACCESS, "cannot open rank 0's file '%s' through %s: %s",
                       m->path, proc, strerror(errno));
@@ -99,8 +99,7 @@ static int open_node_storage(struct mpisw_place *p, const struct leader_msg *m,
   }
   if (m->layout.map_mem_len) {
     char proc[64];
-    snprintf(proc, sizeof proc, "/proc/%d/fd/%d", m->pid, m->shm_fd);
-    p->shm_fd = open(proc, O_RDWR | O_CLOEXEC);
+    p->shm_fd = mpisw_unique_open_peer(m->pid, m->shm_fd, proc, sizeof proc);
     if (p->shm_fd < 0) {
       mpisw_file_close(&p->file, 0);
       return mpisw_fail(e, MPISW_K_IO, "cannot open the node's shared memory '%s' through %s: %s",
