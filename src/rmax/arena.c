@@ -52,17 +52,13 @@ static uint64_t arena_size(void) {
   int by_limit = given && mpisw_budget_enforced();
   uint64_t left = by_limit ? mpisw_budget_left(1) : mpisw_node_share();
   if (n <= left) return n;
-  int rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0)
-    fprintf(stderr,
-            "mpisw: MPISW_ARENA_SIZE=%s (%llu bytes) is more than the %.1f MiB of memory "
-            "this process may use (%s); no arena is made, MPI_Alloc_mem is the MPI's own "
-            "(set MPISW_ARENA_SIZE=0 or a smaller size to silence this)\n",
-            given ? given : mpisw_cfg_vars[MPISW_CFG_ARENA_SIZE].def, (unsigned long long)n,
-            (double)left / (1 << 20),
-            by_limit ? "MPISW_MEMORY_LIMIT"
-                     : "its share of MemAvailable and the memory cgroup among the node's ranks");
+  mpisw_warn("MPISW_ARENA_SIZE=%s (%llu bytes) is more than the %.1f MiB of memory this "
+             "process may use (%s); no arena is made, MPI_Alloc_mem is the MPI's own (set "
+             "MPISW_ARENA_SIZE=0 or a smaller size to silence this)",
+             given ? given : mpisw_cfg_vars[MPISW_CFG_ARENA_SIZE].def, (unsigned long long)n,
+             (double)left / (1 << 20),
+             by_limit ? "MPISW_MEMORY_LIMIT"
+                      : "its share of MemAvailable and the memory cgroup among the node's ranks");
   return 0;
 }
 
