@@ -1,7 +1,9 @@
-/* The paper's new calls (declared in mpisw.h), and the window calls a
- * duplicate must answer as its parent (group) or with its own keys (info).
- * MPI_Win_create_dynamic is tracked: memory handles hang off it. User
- * attributes of duplicates are noted (their handles are recycled). */
+/* The paper's new calls (declared in mpisw.h): the library's own calls, not
+ * the MPI's, so they have no PMPI_ names. The remote-completing ones issue
+ * their operation through src/dispatch/ like MPI_Put, never through MPI_Put
+ * itself (a PMPI tool in front of mpisw would count a call the user never
+ * made). */
+#include "dispatch/dispatch.h"
 #include "mpisw.h"
 #include "rmax/api.h"
 #include "rmax/rmax.h"
@@ -41,7 +43,7 @@ MPISW_EXPORT int MPIX_Win_op_intrinsic(MPI_Win win, const char *ops, int max_cou
 
 MPISW_EXPORT int MPIX_Rrput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                             MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
-  int rc = MPI_Put(oa, oc, odt, tr, td, tc, tdt, win);
+  int rc = mpisw_do_Put(oa, oc, odt, tr, td, tc, tdt, win, 0);
   if (rc != MPI_SUCCESS) return rc;
   return rmax_remote_complete(win, tr, req);
 }
@@ -49,7 +51,7 @@ MPISW_EXPORT int MPIX_Rrput(const void *oa, int oc, MPI_Datatype odt, int tr, MP
 MPISW_EXPORT int MPIX_Rraccumulate(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td,
                                    int tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win,
                                    MPI_Request *req) {
-  int rc = MPI_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win);
+  int rc = mpisw_do_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win, 0);
   if (rc != MPI_SUCCESS) return rc;
   return rmax_remote_complete(win, tr, req);
 }
@@ -58,44 +60,7 @@ MPISW_EXPORT int MPIX_Rrget_accumulate(const void *oa, int oc, MPI_Datatype odt,
                                        MPI_Datatype rdt, int tr, MPI_Aint td, int tc,
                                        MPI_Datatype tdt, MPI_Op o, MPI_Win win,
                                        MPI_Request *req) {
-  int r = MPI_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
+  int r = mpisw_do_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, 0);
   if (r != MPI_SUCCESS) return r;
   return rmax_remote_complete(win, tr, req);
-}
-
-MPISW_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-  int rc = PMPI_Win_create_dynamic(info, comm, win);
-  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_created(*win, info, 1);
-  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_open_win(*win, 0);
-  return rc;
-}
-
-MPISW_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
-  if (mpisw_disabled) return PMPI_Win_set_info(win, info);
-  return rmax_set_info(win, info);
-}
-
-MPISW_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group) {
-  if (mpisw_disabled) return PMPI_Win_get_group(win, group);
-  return rmax_get_group(win, group);
-}
-
-/* User attributes on a duplicate or memory-handle window are remembered, so
- * that its MPI_Win_free can delete them before the handle is recycled. */
-MPISW_EXPORT int MPI_Win_set_attr(MPI_Win win, int keyval, void *value) {
-  int rc = PMPI_Win_set_attr(win, keyval, value);
-  if (rc == MPI_SUCCESS && !mpisw_disabled && mpisw_rmax_live) {
-    struct rmax_win *w = rmax_lookup(win);
-    if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 1);
-  }
-  return rc;
-}
-
-MPISW_EXPORT int MPI_Win_delete_attr(MPI_Win win, int keyval) {
-  int rc = PMPI_Win_delete_attr(win, keyval);
-  if (rc == MPI_SUCCESS && !mpisw_disabled && mpisw_rmax_live) {
-    struct rmax_win *w = rmax_lookup(win);
-    if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 0);
-  }
-  return rc;
 }

@@ -1,30 +1,23 @@
-/* The MPI's own window calls, in their int or MPI_Aint (MPI-4 "_c")
- * displacement-unit form, so that modules need not care which. */
+/* The MPI's own calls that have an MPI-4 "_c" twin, in one form taking the
+ * wide types (MPI_Count counts, MPI_Aint displacement units) and a flag
+ * choosing the twin, so that the layers above need not care which of the
+ * two the user called. */
 #include "pmpi/pmpi.h"
 
-int mpisw_mpi_win_create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                         MPI_Comm comm, MPI_Win *win, int large) {
+#define MPISW_COUNT MPI_Count
+#define MPISW_DISP MPI_Aint
+#define MPISW_CALL(name, params, args)
+#define MPISW_CALL4(name, params, args)
 #if MPI_VERSION >= 4
-  if (large) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+#define MPISW_CALL_C(name, params, args)                           \
+  int mpisw_mpi_##name(MPISW_UNPAREN params, int large) {          \
+    return large ? mpisw_next.name##_c args : mpisw_next.name args; \
+  }
+#else
+#define MPISW_CALL_C(name, params, args)                  \
+  int mpisw_mpi_##name(MPISW_UNPAREN params, int large) { \
+    (void)large;                                          \
+    return mpisw_next.name args;                          \
+  }
 #endif
-  (void)large;
-  return PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
-}
-
-int mpisw_mpi_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                           void *baseptr, MPI_Win *win, int large) {
-#if MPI_VERSION >= 4
-  if (large) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-#endif
-  (void)large;
-  return PMPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
-}
-
-int mpisw_mpi_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                                  MPI_Comm comm, void *baseptr, MPI_Win *win, int large) {
-#if MPI_VERSION >= 4
-  if (large) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-#endif
-  (void)large;
-  return PMPI_Win_allocate_shared(size, (int)disp_unit, info, comm, baseptr, win);
-}
+#include "pmpi/calls.def"

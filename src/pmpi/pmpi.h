@@ -1,6 +1,7 @@
 /* The library's thin layer over the MPI's own calls: its error classes and
  * codes carrying readable messages, raising them on the right object, and
- * the MPI's window calls in their int or MPI-4 MPI_Aint form. Below the
+ * the MPI's own calls (next.h, generated from calls.def, the table of
+ * every call mpisw takes over). Below the
  * window module (src/win/); uses src/process/ (the lock) and src/core/. */
 #ifndef MPISW_PMPI_PMPI_H
 #define MPISW_PMPI_PMPI_H
@@ -8,6 +9,7 @@
 #include <mpi.h>
 
 #include "core/error.h"
+#include "pmpi/next.h"
 #include "process/process.h"
 
 /* ---- errors.c ---- */
@@ -29,13 +31,14 @@ void mpisw_comm_errors_restore(MPI_Comm comm, MPI_Errhandler eh);
 /* Frees a handler reference from *_get_errhandler unless it is predefined. */
 void mpisw_errhandler_release(MPI_Errhandler *eh);
 
-/* ---- mpi_calls.c: the MPI's own window calls; large selects the MPI-4
- * variants with an MPI_Aint displacement unit ---- */
-int mpisw_mpi_win_create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                         MPI_Comm comm, MPI_Win *win, int large);
-int mpisw_mpi_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                           void *baseptr, MPI_Win *win, int large);
-int mpisw_mpi_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                                  MPI_Comm comm, void *baseptr, MPI_Win *win, int large);
+/* ---- mpi_calls.c: the MPI's own calls that have an MPI-4 "_c" twin, taking
+ * the wide types; large selects the twin (mpisw_mpi_Put, mpisw_mpi_Win_create,
+ * ... one per MPISW_CALL_C line of calls.def) ---- */
+#define MPISW_COUNT MPI_Count
+#define MPISW_DISP MPI_Aint
+#define MPISW_CALL(name, params, args)
+#define MPISW_CALL4(name, params, args)
+#define MPISW_CALL_C(name, params, args) int mpisw_mpi_##name(MPISW_UNPAREN params, int large);
+#include "pmpi/calls.def"
 
 #endif

@@ -66,16 +66,16 @@ int rmax_arena_init(void) {
   uint64_t heap = arena_size();
   total = SLOT_BYTES + (MPI_Aint)heap;
   MPI_Errhandler eh = mpisw_comm_errors_return(MPI_COMM_WORLD);
-  int rc = PMPI_Win_allocate(total, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &arena);
-  if (rc == MPI_SUCCESS) rc = PMPI_Win_lock_all(MPI_MODE_NOCHECK, arena);
+  int rc = mpisw_next.Win_allocate(total, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &arena);
+  if (rc == MPI_SUCCESS) rc = mpisw_next.Win_lock_all(MPI_MODE_NOCHECK, arena);
   mpisw_comm_errors_restore(MPI_COMM_WORLD, eh);
   if (rc != MPI_SUCCESS) {
-    if (arena != MPI_WIN_NULL) PMPI_Win_free(&arena);
+    if (arena != MPI_WIN_NULL) mpisw_next.Win_free(&arena);
     arena = MPI_WIN_NULL;
     return -1;
   }
   memset(base, 0, SLOT_BYTES);
-  PMPI_Win_sync(arena);
+  mpisw_next.Win_sync(arena);
   blocks = heap ? calloc(1, sizeof *blocks) : NULL;
   if (blocks) {
     blocks->off = SLOT_BYTES;
@@ -90,8 +90,8 @@ int rmax_arena_init(void) {
 
 void rmax_arena_finalize(void) {
   if (arena == MPI_WIN_NULL) return;
-  PMPI_Win_unlock_all(arena);
-  PMPI_Win_free(&arena);
+  mpisw_next.Win_unlock_all(arena);
+  mpisw_next.Win_free(&arena);
   arena = MPI_WIN_NULL;
   while (blocks) {
     struct block *n = blocks->next;
@@ -167,7 +167,7 @@ int rmax_slot_take(uint32_t *slot, uint64_t *gen) {
     __atomic_store_n((uint64_t *)(base + (MPI_Aint)*slot * 8), *gen, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&mu);
-  if (ok) PMPI_Win_sync(arena);
+  if (ok) mpisw_next.Win_sync(arena);
   return ok ? 0 : -1;
 }
 
@@ -177,7 +177,7 @@ void rmax_slot_release(uint32_t slot) {
   __atomic_store_n((uint64_t *)(base + (MPI_Aint)slot * 8), 0, __ATOMIC_RELEASE);
   free_slots[nfree_slots++] = slot;
   pthread_mutex_unlock(&mu);
-  PMPI_Win_sync(arena);
+  mpisw_next.Win_sync(arena);
 }
 
 int rmax_slot_read(int owner, uint32_t slot, uint64_t *gen) {
@@ -189,9 +189,9 @@ int rmax_slot_read(int owner, uint32_t slot, uint64_t *gen) {
     return 0;
   }
   uint64_t v = 0;
-  int rc = PMPI_Get_accumulate(NULL, 0, MPI_UINT64_T, &v, 1, MPI_UINT64_T, owner,
+  int rc = mpisw_next.Get_accumulate(NULL, 0, MPI_UINT64_T, &v, 1, MPI_UINT64_T, owner,
                                (MPI_Aint)slot * 8, 1, MPI_UINT64_T, MPI_NO_OP, arena);
-  if (rc == MPI_SUCCESS) rc = PMPI_Win_flush(owner, arena);
+  if (rc == MPI_SUCCESS) rc = mpisw_next.Win_flush(owner, arena);
   *gen = v;
   return rc == MPI_SUCCESS ? 0 : -1;
 }

@@ -29,7 +29,7 @@ int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
   }
   if (!d || !d->pending || rmax_insert(d)) {
     rmax_destroy(d);
-    PMPI_Win_free(&nw);
+    mpisw_next.Win_free(&nw);
     return rmax_error(routine, win, "out of memory for the duplicate's state");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);

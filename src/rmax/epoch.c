@@ -26,7 +26,7 @@ void rmax_epoch_watch(struct rmax_win *root) {
 
 int rmax_flush_guarded(MPI_Win win, int rank) {
   MPI_Errhandler eh = mpisw_win_errors_return(win);
-  int rc = PMPI_Win_flush(rank, win);
+  int rc = mpisw_next.Win_flush(rank, win);
   mpisw_win_errors_restore(win, eh);
   return rc;
 }
@@ -55,7 +55,7 @@ static int flush_arena(struct rmax_win *r) {
   if (!__atomic_load_n(&r->arena_dirty, __ATOMIC_RELAXED) ||
       !__atomic_exchange_n(&r->arena_dirty, 0, __ATOMIC_ACQ_REL))
     return MPI_SUCCESS;
-  return PMPI_Win_flush_all(rmax_arena_win());
+  return mpisw_next.Win_flush_all(rmax_arena_win());
 }
 
 static void clear_pending(struct rmax_win *w, int rank) {
@@ -81,7 +81,7 @@ static int memh_rank(const char *routine, struct rmax_win *w, int rank, int *out
 int rmax_lock(struct rmax_win *w, int type, int rank, int assert) {
   int r = rank, rc = memh_rank("MPI_Win_lock", w, rank, &r);
   if (rc) return rc;
-  rc = PMPI_Win_lock(type, r, assert, w->root->handle);
+  rc = mpisw_next.Win_lock(type, r, assert, w->root->handle);
   if (rc == MPI_SUCCESS) count_lock(w->root, r, 1);
   return rc;
 }
@@ -91,7 +91,7 @@ int rmax_unlock(struct rmax_win *w, int rank) {
   if (rc) return rc;
   struct rmax_win *root = w->root;
   rc = flush_arena(root);
-  if (rc == MPI_SUCCESS) rc = PMPI_Win_unlock(r, root->handle);
+  if (rc == MPI_SUCCESS) rc = mpisw_next.Win_unlock(r, root->handle);
   if (rc == MPI_SUCCESS) {
     count_lock(root, r, -1);
     clear_pending(root, r);
@@ -101,7 +101,7 @@ int rmax_unlock(struct rmax_win *w, int rank) {
 }
 
 int rmax_lock_all(struct rmax_win *w, int assert) {
-  int rc = PMPI_Win_lock_all(assert, w->root->handle);
+  int rc = mpisw_next.Win_lock_all(assert, w->root->handle);
   if (rc == MPI_SUCCESS) count_lock(w->root, -1, 1);
   return rc;
 }
@@ -109,7 +109,7 @@ int rmax_lock_all(struct rmax_win *w, int assert) {
 int rmax_unlock_all(struct rmax_win *w) {
   struct rmax_win *root = w->root;
   int rc = flush_arena(root);
-  if (rc == MPI_SUCCESS) rc = PMPI_Win_unlock_all(root->handle);
+  if (rc == MPI_SUCCESS) rc = mpisw_next.Win_unlock_all(root->handle);
   if (rc == MPI_SUCCESS) {
     count_lock(root, -1, -1);
     clear_pending(root, -1);
@@ -125,15 +125,15 @@ int rmax_flush(struct rmax_win *w, int rank, int local) {
   if (w->kind == RMAX_MEMH) {
     int r = w->target;
     if (rank >= 0 && (rc = memh_rank(routine, w, rank, &r))) return rc;
-    rc = local ? PMPI_Win_flush_local(w->via_rank, w->via) : PMPI_Win_flush(w->via_rank, w->via);
+    rc = local ? mpisw_next.Win_flush_local(w->via_rank, w->via) : mpisw_next.Win_flush(w->via_rank, w->via);
     if (rc == MPI_SUCCESS && !local) clear_pending(w, -1);
     return rc;
   }
   struct rmax_win *root = w->root;
   rc = flush_arena(root);
   if (rc != MPI_SUCCESS) return rc;
-  if (rank < 0) rc = local ? PMPI_Win_flush_local_all(root->handle) : PMPI_Win_flush_all(root->handle);
-  else rc = local ? PMPI_Win_flush_local(rank, root->handle) : PMPI_Win_flush(rank, root->handle);
+  if (rank < 0) rc = local ? mpisw_next.Win_flush_local_all(root->handle) : mpisw_next.Win_flush_all(root->handle);
+  else rc = local ? mpisw_next.Win_flush_local(rank, root->handle) : mpisw_next.Win_flush(rank, root->handle);
   if (rc == MPI_SUCCESS && !local) {
     clear_pending(root, rank);
     if (w != root) clear_pending(w, rank);
@@ -150,4 +150,9 @@ int rmax_active_target(struct rmax_win *w, const char *routine, MPI_Win *real) {
                       "(lock/unlock on the parent window, flush)");
   *real = w->root->handle;
   return MPI_SUCCESS;
+}
+
+int rmax_win_flush(MPI_Win win, int rank) {
+  struct rmax_win *w = mpisw_rmax_live ? rmax_lookup(win) : NULL;
+  return w ? rmax_flush(w, rank, 0) : mpisw_next.Win_flush(rank, win);
 }

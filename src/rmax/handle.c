@@ -32,7 +32,7 @@ int rmax_local_handle(const char *routine, MPI_Win parent, MPI_Win *nw) {
     return MPI_SUCCESS;
   }
   MPI_Errhandler eh = mpisw_comm_errors_return(MPI_COMM_SELF);
-  int rc = PMPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, nw);
+  int rc = mpisw_next.Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, nw);
   mpisw_comm_errors_restore(MPI_COMM_SELF, eh);
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = "";
@@ -68,11 +68,11 @@ void rmax_attr_note(struct rmax_win *w, int keyval, int set) {
 int rmax_handle_release(struct rmax_win *w, MPI_Win *win) {
   int rc = MPI_SUCCESS;
   for (int i = 0; i < w->nkeyvals; i++) {
-    int r = PMPI_Win_delete_attr(*win, w->keyvals[i]);
+    int r = mpisw_next.Win_delete_attr(*win, w->keyvals[i]);
     if (r != MPI_SUCCESS && rc == MPI_SUCCESS) rc = r;
   }
   if (rc != MPI_SUCCESS || w->nkeyvals > 8) { /* odd handles are not worth keeping */
-    int f = PMPI_Win_free(win);
+    int f = mpisw_next.Win_free(win);
     return rc != MPI_SUCCESS ? rc : f;
   }
   PMPI_Win_set_name(*win, "");
@@ -81,13 +81,13 @@ int rmax_handle_release(struct rmax_win *w, MPI_Win *win) {
   int kept = npool < POOL_MAX;
   if (kept) pool[npool++] = *win;
   pthread_mutex_unlock(&pool_mu);
-  if (!kept) return PMPI_Win_free(win);
+  if (!kept) return mpisw_next.Win_free(win);
   *win = MPI_WIN_NULL;
   return MPI_SUCCESS;
 }
 
 void rmax_handle_pool_free(void) {
   pthread_mutex_lock(&pool_mu);
-  while (npool) PMPI_Win_free(&pool[--npool]);
+  while (npool) mpisw_next.Win_free(&pool[--npool]);
   pthread_mutex_unlock(&pool_mu);
 }

@@ -43,7 +43,7 @@ static int world_rank(void) {
 
 static int is_dynamic(MPI_Win win) {
   int *flavor = NULL, flag = 0;
-  if (PMPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag) != MPI_SUCCESS || !flag)
+  if (mpisw_next.Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag) != MPI_SUCCESS || !flag)
     return 0;
   return *flavor == MPI_WIN_FLAVOR_DYNAMIC;
 }
@@ -68,8 +68,8 @@ int rmax_memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandl
     l->h.kind = MH_ARENA;
     l->h.where = off;
   } else {
-    /* through the interposed call: a storage range stays known to MPI_Win_sync */
-    int rc = MPI_Win_attach(win, base, size);
+    /* through the window module: a storage range stays known to MPI_Win_sync */
+    int rc = mpisw_win_attach(rmax_sync_win(win), base, size);
     if (rc != MPI_SUCCESS) {
       free(l);
       return rc;
@@ -85,7 +85,7 @@ int rmax_memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandl
     l->h.slot = slot;
     l->h.gen = gen;
   } else if (rmax_arena_win() != MPI_WIN_NULL) {
-    if (l->h.kind == MH_DYNAMIC) MPI_Win_detach(win, base);
+    if (l->h.kind == MH_DYNAMIC) mpisw_win_detach(rmax_sync_win(win), base);
     free(l);
     return rmax_error(routine, win, "too many live memory handles in this process (4096)");
   } else {
@@ -123,14 +123,14 @@ int rmax_memhandle_release(void *memhandle, MPI_Win win) {
                       "not a live memory handle of this process (released already, or never created here)");
   if (found->h.slot != UINT32_MAX) rmax_slot_release(found->h.slot);
   int rc = MPI_SUCCESS;
-  if (found->h.kind == MH_DYNAMIC) rc = MPI_Win_detach(found->win, found->base);
+  if (found->h.kind == MH_DYNAMIC) rc = mpisw_win_detach(rmax_sync_win(found->win), found->base);
   free(found);
   return rc;
 }
 
 static int group_to_world(MPI_Win win, int rank, int *world) {
   MPI_Group g, wg;
-  if (PMPI_Win_get_group(win, &g) != MPI_SUCCESS) return -1;
+  if (mpisw_next.Win_get_group(win, &g) != MPI_SUCCESS) return -1;
   PMPI_Comm_group(MPI_COMM_WORLD, &wg);
   int rc = PMPI_Group_translate_ranks(g, 1, &rank, wg, world);
   PMPI_Group_free(&g);
@@ -190,7 +190,7 @@ int rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit,
   }
   if (!m || !m->pending || rmax_insert(m)) {
     rmax_destroy(m);
-    PMPI_Win_free(&nw);
+    mpisw_next.Win_free(&nw);
     return rmax_error(routine, win, "out of memory");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "rmax/api.h"
 #include "win/internal.h"
 
 enum rmax_kind {
@@ -60,19 +61,7 @@ struct rmax_win {
 };
 
 /* ---- table.c: handle -> state; readers never block each other ---- */
-extern volatile int mpisw_rmax_live;   /* entries in the table */
 
-/* The interposed RMA calls (src/interpose/rma.c, rma_large.c): RMAX_UNTRACKED
- * looks the window up once (into w_); RMAX_ROUTE translates the target. */
-#define RMAX_UNTRACKED(win) (!(w_ = (mpisw_disabled || !mpisw_rmax_live) ? NULL : rmax_lookup(win)))
-#define RMAX_ROUTE(routine, win, rank, disp)                        \
-  struct rmax_op op;                                                \
-  int rc_ = rmax_route_w(routine, w_, win, rank, disp, &op);        \
-  if (rc_ != MPI_SUCCESS) return rc_
-/* A put into this process's own pager window: blocks it covers whole are
- * zero-filled instead of read (src/win/pager_glue.c). */
-#define RMAX_PUT_HINT(win, rank, disp, count, type) \
-  if (mpisw_pager_windows) mpisw_pager_put_hint(win, rank, disp, count, type)
 struct rmax_win *rmax_lookup(MPI_Win win);
 int rmax_insert(struct rmax_win *w);
 void rmax_remove(struct rmax_win *w);
@@ -92,8 +81,6 @@ struct rmax_op {
 /* The same for a window already looked up (w may be NULL). */
 int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
                  struct rmax_op *op);
-/* The window synchronization of win applies to (the parent of a duplicate). */
-MPI_Win rmax_sync_win(MPI_Win win);
 
 /* ---- epoch.c: synchronization through handles ---- */
 /* A root tracked from its window's creation: every epoch is seen, so a

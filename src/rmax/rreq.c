@@ -26,7 +26,7 @@ static int cancel(void *extra, int complete) {
 }
 
 int rmax_remote_complete(MPI_Win win, int rank, MPI_Request *request) {
-  int rc = MPI_Win_flush(rank, win); /* the interposed one: routes duplicates and handles */
+  int rc = rmax_win_flush(win, rank); /* routes duplicates and handles */
   if (rc != MPI_SUCCESS) return rc;
   rc = PMPI_Grequest_start(query, release, cancel, NULL, request);
   if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(*request);

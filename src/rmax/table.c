@@ -91,7 +91,7 @@ void rmax_destroy(struct rmax_win *w) {
 static int group_size(MPI_Win win) {
   MPI_Group g;
   int n = 1;
-  if (PMPI_Win_get_group(win, &g) == MPI_SUCCESS) {
+  if (mpisw_next.Win_get_group(win, &g) == MPI_SUCCESS) {
     PMPI_Group_size(g, &n);
     PMPI_Group_free(&g);
   }

@@ -19,7 +19,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
 
   if (!storage) { /* nobody wants storage: the MPI's own window */
-    int rc = mpisw_mpi_win_allocate(size, disp_unit, info, comm, baseptr, win, large);
+    int rc = mpisw_mpi_Win_allocate(size, disp_unit, info, comm, baseptr, win, large);
     if (rc != MPI_SUCCESS) return rc;
     mpisw_win_track_memory(*win, MPI_WIN_FLAVOR_ALLOCATE, size);
     return MPI_SUCCESS;
@@ -44,7 +44,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
   void *base = w->p.region.base;
   int rc = MPI_SUCCESS;
   if (!mpisw_node_shared_create(w, size, disp_unit, info, comm, win, &base, large))
-    rc = mpisw_mpi_win_create(base, size, disp_unit, info, comm, win, large);
+    rc = mpisw_mpi_Win_create(base, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
     mpisw_win_destroy(w);

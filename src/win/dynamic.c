@@ -6,12 +6,16 @@
 
 #include "win/internal.h"
 
-int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
+int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr, int *handled) {
   struct mpisw_hints h;
   struct mpisw_error e;
+  *handled = 1;
   if (mpisw_hints_from_info(info, &h, &e))
     return mpisw_raise_noobj(mpisw_error_code("MPI_Alloc_mem", &e));
-  if (!h.storage || size <= 0) return mpisw_rmax_alloc_mem(size, info, baseptr);
+  if (!h.storage || size <= 0) {
+    *handled = 0;
+    return MPI_SUCCESS;
+  }
   struct mpisw_alloc *a = calloc(1, sizeof *a);
   if (!a) {
     mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the allocation's state");
@@ -35,9 +39,10 @@ int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   return MPI_SUCCESS;
 }
 
-int mpisw_free_mem(void *base) {
+int mpisw_free_mem(void *base, int *handled) {
   struct mpisw_alloc *a = mpisw_alloc_take(base);
-  if (!a) return mpisw_rmax_free_mem(base);
+  *handled = a != NULL;
+  if (!a) return MPI_SUCCESS;
   struct mpisw_error e;
   int rc = mpisw_place_release(&a->p, 1, &e);
   free(a);
@@ -76,8 +81,17 @@ void mpisw_win_created(MPI_Win win, void *base, MPI_Aint size) {
   mpisw_win_attached(win, base, size);
 }
 
-void mpisw_win_detached(MPI_Win win, const void *base) {
+int mpisw_win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  int rc = mpisw_next.Win_attach(win, base, size);
+  if (rc == MPI_SUCCESS) mpisw_win_attached(win, base, size);
+  return rc;
+}
+
+int mpisw_win_detach(MPI_Win win, const void *base) {
+  int rc = mpisw_next.Win_detach(win, base);
+  if (rc != MPI_SUCCESS) return rc;
   struct mpisw_win *w = mpisw_win_lookup(win);
   struct mpisw_alloc *a = w ? mpisw_alloc_find(base) : NULL;
   if (a) mpisw_win_drop_alloc(w, a);
+  return MPI_SUCCESS;
 }

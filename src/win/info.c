@@ -46,7 +46,7 @@ static void put_placement(MPI_Info info, const struct mpisw_place *p) {
 }
 
 int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used) {
-  int rc = PMPI_Win_get_info(win, info_used);
+  int rc = mpisw_next.Win_get_info(win, info_used);
   if (rc != MPI_SUCCESS) return rc;
   struct mpisw_win *w = mpisw_win_lookup(win);
   if (!w) return MPI_SUCCESS;
@@ -77,4 +77,15 @@ int mpisw_win_flavor(MPI_Win win, int **flavor) {
       return 1;
     }
   return 0;
+}
+
+int mpisw_win_get_attr(MPI_Win win, int keyval, void *value, int *flag) {
+  if (mpisw_node_shared_attr(win, keyval, value, flag)) return MPI_SUCCESS;
+  int *flavor;
+  if (keyval == MPI_WIN_CREATE_FLAVOR && mpisw_win_flavor(win, &flavor)) {
+    *(int **)value = flavor;
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  return mpisw_next.Win_get_attr(win, keyval, value, flag);
 }

@@ -14,6 +14,7 @@
 #include "core/layout.h"
 #include "core/storage.h"
 #include "pmpi/pmpi.h"
+#include "process/module.h"
 #include "process/process.h"
 
 /* ---- hints_mpi.c: env defaults + MPI_Info -> struct mpisw_hints ---- */
@@ -137,22 +138,31 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
                               int large);
 int mpisw_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                            void *baseptr, int *handled);
-int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
-int mpisw_free_mem(void *base);
+/* MPI_Alloc_mem / MPI_Free_mem of storage ranges; *handled 0 when the range
+ * is not mpisw's (no storage hint, or not a storage range): the caller asks
+ * the next module. */
+int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr, int *handled);
+int mpisw_free_mem(void *base, int *handled);
+/* MPI_Win_create over memory that may hold storage ranges: remembered, so
+ * that MPI_Win_sync of the window makes them durable. */
 void mpisw_win_created(MPI_Win win, void *base, MPI_Aint size);
-void mpisw_win_attached(MPI_Win win, void *base, MPI_Aint size);
-void mpisw_win_detached(MPI_Win win, const void *base);
+/* The MPI's attach / detach, then the same bookkeeping for dynamic windows. */
+int mpisw_win_attach(MPI_Win win, void *base, MPI_Aint size);
+int mpisw_win_detach(MPI_Win win, const void *base);
 int mpisw_win_sync(MPI_Win win);
 /* Syncs everything of w that lives on storage (no MPI call); first error
  * wins, with its kind. */
 int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e);
 int mpisw_win_free(MPI_Win *win);
 int mpisw_win_get_info(MPI_Win win, MPI_Info *info_used);
-int mpisw_win_flavor(MPI_Win win, int **flavor);
-/* finalize.c: at MPI_Finalize, before the real one: syncs storage still
- * mapped (a program that never frees its windows loses nothing), then
- * MPISW_REPORT's summary. */
-void mpisw_finalize(void);
+/* MPI_Win_get_attr as the user made the window: a node-shared storage
+ * window's base, size and displacement unit, the flavor asked for; else
+ * the MPI's answer. */
+int mpisw_win_get_attr(MPI_Win win, int keyval, void *value, int *flag);
+/* module.c: the window module's table (process/module.h); at MPI_Finalize it
+ * syncs storage still mapped, so a program that never frees its windows
+ * loses nothing. */
+extern const struct mpisw_module mpisw_win_module;
 
 /* ---- node_shared.c: storage windows of one node on the MPI's shared-memory
  * path. Collective; 1 when *win and *base are made, 0 when the caller must
@@ -169,17 +179,6 @@ int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);
 int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr);
-
-/* ---- rmax (src/rmax/hooks.c): RMA extensions, issue 5 ---- */
-void mpisw_rmax_init(void);                          /* after PMPI_Init */
-void mpisw_rmax_finalize(void);                      /* before PMPI_Finalize */
-void mpisw_rmax_created(MPI_Win win, MPI_Info info, int dynamic);
-MPI_Win mpisw_rmax_sync_win(MPI_Win win);            /* a duplicate's parent, else win */
-int mpisw_rmax_free(MPI_Win *win, int *handled);     /* handled: a duplicate was freed */
-void mpisw_rmax_put_info(MPI_Win win, MPI_Info info);
-int mpisw_rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled);
-int mpisw_rmax_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
-int mpisw_rmax_free_mem(void *base);
 
 /* ---- pager_glue.c: the user-level pager backend (docs/PAGER.md) ---- */
 struct mpisw_pager;

@@ -120,7 +120,7 @@ static int allocate(MPI_Aint size, MPI_Info info, MPI_Comm comm, void *base, MPI
   PMPI_Info_set(inf, "alloc_shared_noncontig", "true");
   MPI_Errhandler eh = mpisw_comm_errors_return(comm);
   MPI_Aint want = size > 0 ? size + (MPI_Aint)mpisw_page_size() : 0;
-  int rc = mpisw_mpi_win_allocate_shared(want, 1, inf, comm, base, win, large);
+  int rc = mpisw_mpi_Win_allocate_shared(want, 1, inf, comm, base, win, large);
   mpisw_comm_errors_restore(comm, eh);
   PMPI_Info_free(&inf);
   return rc;
@@ -134,7 +134,7 @@ static int map_all(struct mpisw_win *w, MPI_Win win, int n, const struct peer *a
     MPI_Aint sz = 0;
     int du = 0;
     char *b = NULL;
-    if (PMPI_Win_shared_query(win, r, &sz, &du, &b) != MPI_SUCCESS) failed = 1;
+    if (mpisw_next.Win_shared_query(win, r, &sz, &du, &b) != MPI_SUCCESS) failed = 1;
     else failed = map_peer(b, sz, &all[r], r == w->rank ? w->p.file.fd : -1, &w->seg_off[r]);
     w->seg_size[r] = (MPI_Aint)all[r].size;
     w->seg_disp[r] = (MPI_Aint)all[r].disp_unit;
@@ -174,7 +174,7 @@ int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_u
     goto fallback; /* a window some ranks have and others not cannot be freed
                     * collectively: an MPI failing unevenly leaves it */
   if (mpisw_any(comm, map_all(w, smwin, n, all))) {
-    PMPI_Win_free(&smwin); /* unmaps the segment, with whatever we mapped over it */
+    mpisw_next.Win_free(&smwin); /* unmaps the segment, with whatever we mapped over it */
     goto fallback;
   }
   free(all);
@@ -227,7 +227,7 @@ int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_A
   MPI_Aint sz;
   int du;
   char *b = NULL;
-  int rc = PMPI_Win_shared_query(w->win, rank, &sz, &du, &b);
+  int rc = mpisw_next.Win_shared_query(w->win, rank, &sz, &du, &b);
   if (rc != MPI_SUCCESS) return rc;
   *size = w->seg_size[rank];
   *disp_unit = w->seg_disp[rank];

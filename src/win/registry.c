@@ -29,14 +29,14 @@ int mpisw_win_register(struct mpisw_win *w, MPI_Win win) {
   windows = w;
   int kv = keyval;
   pthread_mutex_unlock(&mpisw_lock);
-  return PMPI_Win_set_attr(win, kv, w);
+  return mpisw_next.Win_set_attr(win, kv, w);
 }
 
 struct mpisw_win *mpisw_win_lookup(MPI_Win win) {
   struct mpisw_win *w = NULL;
   int flag = 0;
   if (keyval == MPI_KEYVAL_INVALID || win == MPI_WIN_NULL) return NULL;
-  if (PMPI_Win_get_attr(win, keyval, &w, &flag) != MPI_SUCCESS || !flag) return NULL;
+  if (mpisw_next.Win_get_attr(win, keyval, &w, &flag) != MPI_SUCCESS || !flag) return NULL;
   return w;
 }
 

@@ -172,7 +172,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
     failed = mpisw_budget_check(size > 0 ? (uint64_t)size : 0, 1, &e) != 0;
     if (mpisw_agree(comm, failed, &e, NULL))
       return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
-    int rc = mpisw_mpi_win_allocate_shared(size, disp_unit, info, comm, baseptr, win, large);
+    int rc = mpisw_mpi_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, large);
     if (rc != MPI_SUCCESS) return rc;
     mpisw_win_track_memory(*win, MPI_WIN_FLAVOR_SHARED, size);
     return MPI_SUCCESS;
@@ -246,7 +246,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   free(m);
 
   char *mybase = seg_base(w, rank); /* as the MPI's own shared windows give it */
-  int rc = mpisw_mpi_win_create(mybase, size, disp_unit, info, comm, win, large);
+  int rc = mpisw_mpi_Win_create(mybase, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
     mpisw_win_destroy(w);

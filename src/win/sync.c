@@ -35,7 +35,7 @@ int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
  * refusal as the memory barrier it stands for. */
 static int mpi_part_of_sync(MPI_Win win) {
   MPI_Errhandler eh = mpisw_win_errors_return(win);
-  int rc = PMPI_Win_sync(win);
+  int rc = mpisw_next.Win_sync(win);
   mpisw_win_errors_restore(win, eh);
   if (rc == MPI_SUCCESS) return rc;
   int cls = MPI_ERR_OTHER;
@@ -49,7 +49,7 @@ static int mpi_part_of_sync(MPI_Win win) {
 
 int mpisw_win_sync(MPI_Win win) {
   struct mpisw_win *w = mpisw_win_lookup(win);
-  if (!w || w->kind == MPISW_WIN_MEMORY) return PMPI_Win_sync(win);
+  if (!w || w->kind == MPISW_WIN_MEMORY) return mpisw_next.Win_sync(win);
   int rc = mpi_part_of_sync(win);
   if (rc != MPI_SUCCESS) return rc;
   struct mpisw_error e;
@@ -83,7 +83,7 @@ static int raise_after_free(MPI_Errhandler eh, int code) {
 #define FREE_TAG 0x6d7377
 static int all_ranks_entered(MPI_Win win) {
   MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-  if (PMPI_Win_get_group(win, &g) != MPI_SUCCESS) return -1;
+  if (mpisw_next.Win_get_group(win, &g) != MPI_SUCCESS) return -1;
   int n = 0, outside = 0;
   PMPI_Group_size(g, &n);
   int *in = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *in);
@@ -108,7 +108,7 @@ static int all_ranks_entered(MPI_Win win) {
 
 int mpisw_win_free(MPI_Win *win) {
   struct mpisw_win *w = mpisw_win_lookup(*win);
-  if (!w) return PMPI_Win_free(win);
+  if (!w) return mpisw_next.Win_free(win);
   int storage = w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED;
   struct mpisw_error e;
   int code = MPI_SUCCESS, synced = 0;
@@ -127,7 +127,7 @@ int mpisw_win_free(MPI_Win *win) {
   }
   /* MPI_Win_free has barrier semantics: after it, no RMA into our storage
    * is in flight, so a sync below covers everything. */
-  int rc = PMPI_Win_free(win);
+  int rc = mpisw_next.Win_free(win);
   if (rc != MPI_SUCCESS) {
     mpisw_errhandler_release(&eh);
     return rc;

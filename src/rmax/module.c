@@ -1,14 +1,15 @@
-/* The few places the window module and MPI_Init/Finalize call into the RMA
- * extensions (declared at the end of win/internal.h). */
+/* The RMA extensions as a module (process/module.h): the arena at MPI_Init,
+ * windows tracked when made; and the window calls where a duplicate or a
+ * memory-handle window answers differently from a plain one. */
 #include <stdio.h>
 #include <string.h>
 
 #include "rmax/api.h"
 #include "rmax/rmax.h"
 
-void mpisw_rmax_init(void) { rmax_arena_init(); }
+static void after_init(void) { rmax_arena_init(); }
 
-void mpisw_rmax_finalize(void) {
+static void before_finalize(void) {
   rmax_handle_pool_free();
   rmax_arena_finalize();
 }
@@ -16,7 +17,8 @@ void mpisw_rmax_finalize(void) {
 /* Dynamic windows are always tracked, counting their epochs from the start
  * (memory handles hang off them, and they are slow anyway); others only
  * when they carry one of the keys. */
-void mpisw_rmax_created(MPI_Win win, MPI_Info info, int dynamic) {
+static void created(MPI_Win win, MPI_Info info, int flavor, void *base, MPI_Aint size) {
+  int dynamic = flavor == MPI_WIN_FLAVOR_DYNAMIC;
   int n;
   const MPI_Aint *shift, *du;
   int shifted = mpisw_win_disp_map(win, &n, &shift, &du);
@@ -29,24 +31,22 @@ void mpisw_rmax_created(MPI_Win win, MPI_Info info, int dynamic) {
   }
 }
 
-MPI_Win mpisw_rmax_sync_win(MPI_Win win) {
-  if (!mpisw_rmax_live) return win;
-  return rmax_sync_win(win);
-}
+const struct mpisw_module mpisw_rmax_module = {
+    .name = "rmax",
+    .after_init = after_init,
+    .before_finalize = before_finalize,
+    .win_created = created,
+};
 
-int mpisw_rmax_free(MPI_Win *win, int *handled) {
-  *handled = 0;
-  if (!mpisw_rmax_live) return MPI_SUCCESS;
-  return rmax_free(win, handled);
+void rmax_put_info(MPI_Win win, MPI_Info info) {
+  if (mpisw_rmax_live) rmax_keys_put(rmax_lookup(win), info);
 }
-
-void mpisw_rmax_put_info(MPI_Win win, MPI_Info info) { rmax_keys_put(rmax_lookup(win), info); }
 
 /* Predefined attributes of a duplicate are its parent's; a memory-handle
  * window has its own size and displacement unit. */
-int mpisw_rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled) {
+int rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled) {
   *handled = 0;
-  struct rmax_win *w = rmax_lookup(win);
+  struct rmax_win *w = mpisw_rmax_live ? rmax_lookup(win) : NULL;
   if (!w || w->kind == RMAX_PLAIN) return MPI_SUCCESS;
   if (keyval != MPI_WIN_BASE && keyval != MPI_WIN_SIZE && keyval != MPI_WIN_DISP_UNIT &&
       keyval != MPI_WIN_CREATE_FLAVOR && keyval != MPI_WIN_MODEL)
@@ -62,19 +62,19 @@ int mpisw_rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *ha
     *flag = 1;
     return MPI_SUCCESS;
   }
-  return MPI_Win_get_attr(w->root->handle, keyval, value, flag); /* mpisw's flavor answer */
+  return mpisw_win_get_attr(w->root->handle, keyval, value, flag); /* as the user made it */
 }
 
-int mpisw_rmax_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
+int rmax_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   void *p = size > 0 ? rmax_arena_alloc((size_t)size) : NULL;
-  if (!p) return PMPI_Alloc_mem(size, info, baseptr);
+  if (!p) return mpisw_next.Alloc_mem(size, info, baseptr);
   *(void **)baseptr = p;
   return MPI_SUCCESS;
 }
 
-int mpisw_rmax_free_mem(void *base) {
+int rmax_free_mem(void *base) {
   if (rmax_arena_free(base)) return MPI_SUCCESS;
-  return PMPI_Free_mem(base);
+  return mpisw_next.Free_mem(base);
 }
 
 int rmax_set_info(MPI_Win win, MPI_Info info) {
@@ -83,7 +83,7 @@ int rmax_set_info(MPI_Win win, MPI_Info info) {
     rmax_keys_apply(w, info); /* the parent keeps its own */
     return MPI_SUCCESS;
   }
-  int rc = PMPI_Win_set_info(win, info);
+  int rc = mpisw_next.Win_set_info(win, info);
   if (rc != MPI_SUCCESS || info == MPI_INFO_NULL || !rmax_has_keys(info)) return rc;
   if (!w) w = rmax_root_of(win); /* epochs unknown so far: ordering flushes guarded */
   if (w) rmax_keys_apply(w, info);
@@ -91,5 +91,21 @@ int rmax_set_info(MPI_Win win, MPI_Info info) {
 }
 
 int rmax_get_group(MPI_Win win, MPI_Group *group) {
-  return PMPI_Win_get_group(rmax_sync_win(win), group);
+  return mpisw_next.Win_get_group(rmax_sync_win(win), group);
+}
+
+/* User attributes on a duplicate or memory-handle window are remembered, so
+ * that its MPI_Win_free can delete them before the handle is recycled. */
+int rmax_set_attr(MPI_Win win, int keyval, void *value) {
+  int rc = mpisw_next.Win_set_attr(win, keyval, value);
+  struct rmax_win *w = rc == MPI_SUCCESS && mpisw_rmax_live ? rmax_lookup(win) : NULL;
+  if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 1);
+  return rc;
+}
+
+int rmax_delete_attr(MPI_Win win, int keyval) {
+  int rc = mpisw_next.Win_delete_attr(win, keyval);
+  struct rmax_win *w = rc == MPI_SUCCESS && mpisw_rmax_live ? rmax_lookup(win) : NULL;
+  if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 0);
+  return rc;
 }

@@ -1,0 +1,48 @@
+/* The library's modules, in the order they are asked: the windows on
+ * storage first (they make the window the others then see), the RMA
+ * extensions, the process's bookkeeping last. A new module adds its table
+ * (process/module.h) here. */
+#include "dispatch/dispatch.h"
+#include "process/module.h"
+#include "process/process.h"
+#include "rmax/api.h"
+#include "win/internal.h"
+
+static const struct mpisw_module *const modules[] = {
+    &mpisw_win_module,
+    &mpisw_rmax_module,
+    &mpisw_process_module,
+};
+#define EACH(m)                                                              \
+  if (!mpisw_disabled)                                                       \
+    for (const struct mpisw_module *const *m = modules;                      \
+         m < modules + sizeof modules / sizeof modules[0]; m++)
+
+void mpisw_modules_before_init(void) {
+  EACH(m) if ((*m)->before_init) (*m)->before_init();
+}
+
+void mpisw_modules_after_init(void) {
+  EACH(m) if ((*m)->after_init) (*m)->after_init();
+}
+
+void mpisw_modules_before_finalize(void) {
+  EACH(m) if ((*m)->before_finalize) (*m)->before_finalize();
+}
+
+void mpisw_modules_win_created(MPI_Win win, MPI_Info info, int flavor, void *base,
+                               MPI_Aint size) {
+  EACH(m) if ((*m)->win_created) (*m)->win_created(win, info, flavor, base, size);
+}
+
+void mpisw_modules_win_freed(MPI_Win was) {
+  EACH(m) if ((*m)->win_freed) (*m)->win_freed(was);
+}
+
+void mpisw_modules_mem_allocated(void *base, MPI_Aint size) {
+  EACH(m) if ((*m)->mem_allocated) (*m)->mem_allocated(base, size);
+}
+
+void mpisw_modules_mem_freed(void *base) {
+  EACH(m) if ((*m)->mem_freed) (*m)->mem_freed(base);
+}

@@ -1,0 +1,90 @@
+/* One-sided communication. Each call's target is translated by the RMA
+ * extensions (one load when they track no window: src/rmax/route.c); a put
+ * into this process's own pager window first tells the pager which blocks
+ * it overwrites whole; then the MPI's call, in the form the user called. */
+#include "dispatch/dispatch.h"
+#include "process/process.h"
+#include "rmax/api.h"
+#include "win/internal.h"
+
+/* The translated target, or an MPI error already raised on the window. */
+#define ROUTE(routine, large)                                              \
+  do {                                                                     \
+    if (!mpisw_disabled) {                                                 \
+      int rc_ = rmax_target(large ? routine "_c" : routine, &win, &tr, &td); \
+      if (rc_ != MPI_SUCCESS) return rc_;                                  \
+    }                                                                      \
+  } while (0)
+
+/* Blocks a put covers whole are zero-filled instead of read
+ * (src/win/pager_glue.c). */
+static inline void put_hint(MPI_Win win, int tr, MPI_Aint td, MPI_Count tc, MPI_Datatype tdt) {
+  if (mpisw_pager_windows && !mpisw_disabled) mpisw_pager_put_hint(win, tr, td, tc, tdt);
+}
+
+int mpisw_do_Put(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
+                 MPI_Count tc, MPI_Datatype tdt, MPI_Win win, int large) {
+  ROUTE("MPI_Put", large);
+  put_hint(win, tr, td, tc, tdt);
+  return mpisw_mpi_Put(oa, oc, odt, tr, td, tc, tdt, win, large);
+}
+
+int mpisw_do_Rput(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
+                  MPI_Count tc, MPI_Datatype tdt, MPI_Win win, MPI_Request *req, int large) {
+  ROUTE("MPI_Rput", large);
+  put_hint(win, tr, td, tc, tdt);
+  return mpisw_mpi_Rput(oa, oc, odt, tr, td, tc, tdt, win, req, large);
+}
+
+int mpisw_do_Get(void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td, MPI_Count tc,
+                 MPI_Datatype tdt, MPI_Win win, int large) {
+  ROUTE("MPI_Get", large);
+  return mpisw_mpi_Get(oa, oc, odt, tr, td, tc, tdt, win, large);
+}
+
+int mpisw_do_Rget(void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td, MPI_Count tc,
+                  MPI_Datatype tdt, MPI_Win win, MPI_Request *req, int large) {
+  ROUTE("MPI_Rget", large);
+  return mpisw_mpi_Rget(oa, oc, odt, tr, td, tc, tdt, win, req, large);
+}
+
+int mpisw_do_Accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
+                        MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
+  ROUTE("MPI_Accumulate", large);
+  return mpisw_mpi_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win, large);
+}
+
+int mpisw_do_Raccumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
+                         MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win,
+                         MPI_Request *req, int large) {
+  ROUTE("MPI_Raccumulate", large);
+  return mpisw_mpi_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req, large);
+}
+
+int mpisw_do_Get_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, void *ra,
+                            MPI_Count rc, MPI_Datatype rdt, int tr, MPI_Aint td, MPI_Count tc,
+                            MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
+  ROUTE("MPI_Get_accumulate", large);
+  return mpisw_mpi_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, large);
+}
+
+int mpisw_do_Rget_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, void *ra,
+                             MPI_Count rc, MPI_Datatype rdt, int tr, MPI_Aint td, MPI_Count tc,
+                             MPI_Datatype tdt, MPI_Op o, MPI_Win win, MPI_Request *req,
+                             int large) {
+  ROUTE("MPI_Rget_accumulate", large);
+  return mpisw_mpi_Rget_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req,
+                                   large);
+}
+
+int mpisw_do_Fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int tr, MPI_Aint td,
+                          MPI_Op o, MPI_Win win) {
+  ROUTE("MPI_Fetch_and_op", 0);
+  return mpisw_next.Fetch_and_op(oa, ra, dt, tr, td, o, win);
+}
+
+int mpisw_do_Compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Datatype dt, int tr,
+                              MPI_Aint td, MPI_Win win) {
+  ROUTE("MPI_Compare_and_swap", 0);
+  return mpisw_next.Compare_and_swap(oa, ca, ra, dt, tr, td, win);
+}
