@@ -7,54 +7,47 @@
 #include "rmax/epoch_api.h"
 
 static inline struct rmax_win *known(MPI_Win win) {
-  return mpisw_disabled || !mpisw_rmax_live ? NULL : rmax_lookup(win);
+  return mpisw_disabled || !mpisw_rmax_live ? NULL : mpisw_rmax_lookup(win);
 }
 
 int mpisw_do_Win_lock(int type, int rank, int assert, MPI_Win win) {
   struct rmax_win *w = known(win);
-  return w ? rmax_lock(w, type, rank, assert) : mpisw_next.Win_lock(type, rank, assert, win);
+  return w ? mpisw_rmax_lock(w, type, rank, assert) : mpisw_next.Win_lock(type, rank, assert, win);
 }
 
 int mpisw_do_Win_unlock(int rank, MPI_Win win) {
   struct rmax_win *w = known(win);
-  return w ? rmax_unlock(w, rank) : mpisw_next.Win_unlock(rank, win);
+  return w ? mpisw_rmax_unlock(w, rank) : mpisw_next.Win_unlock(rank, win);
 }
 
 int mpisw_do_Win_lock_all(int assert, MPI_Win win) {
   struct rmax_win *w = known(win);
-  return w ? rmax_lock_all(w, assert) : mpisw_next.Win_lock_all(assert, win);
+  return w ? mpisw_rmax_lock_all(w, assert) : mpisw_next.Win_lock_all(assert, win);
 }
 
 int mpisw_do_Win_unlock_all(MPI_Win win) {
   struct rmax_win *w = known(win);
-  return w ? rmax_unlock_all(w) : mpisw_next.Win_unlock_all(win);
+  return w ? mpisw_rmax_unlock_all(w) : mpisw_next.Win_unlock_all(win);
 }
 
-int mpisw_do_Win_flush(int rank, MPI_Win win) {
+/* all: every target (rank ignored); local: local completion only. */
+static int flush(MPI_Win win, int rank, int all, int local) {
   struct rmax_win *w = known(win);
-  return w ? rmax_flush(w, rank, 0) : mpisw_next.Win_flush(rank, win);
+  if (w) return mpisw_rmax_flush(w, all ? -1 : rank, local);
+  if (all) return local ? mpisw_next.Win_flush_local_all(win) : mpisw_next.Win_flush_all(win);
+  return local ? mpisw_next.Win_flush_local(rank, win) : mpisw_next.Win_flush(rank, win);
 }
 
-int mpisw_do_Win_flush_all(MPI_Win win) {
-  struct rmax_win *w = known(win);
-  return w ? rmax_flush(w, -1, 0) : mpisw_next.Win_flush_all(win);
-}
-
-int mpisw_do_Win_flush_local(int rank, MPI_Win win) {
-  struct rmax_win *w = known(win);
-  return w ? rmax_flush(w, rank, 1) : mpisw_next.Win_flush_local(rank, win);
-}
-
-int mpisw_do_Win_flush_local_all(MPI_Win win) {
-  struct rmax_win *w = known(win);
-  return w ? rmax_flush(w, -1, 1) : mpisw_next.Win_flush_local_all(win);
-}
+int mpisw_do_Win_flush(int rank, MPI_Win win) { return flush(win, rank, 0, 0); }
+int mpisw_do_Win_flush_all(MPI_Win win) { return flush(win, 0, 1, 0); }
+int mpisw_do_Win_flush_local(int rank, MPI_Win win) { return flush(win, rank, 0, 1); }
+int mpisw_do_Win_flush_local_all(MPI_Win win) { return flush(win, 0, 1, 1); }
 
 /* Active target: a duplicate's call is its parent's. */
 #define ACTIVE(routine, win)                                    \
   struct rmax_win *w = known(win);                              \
   if (w) {                                                      \
-    int rc_ = rmax_active_target(w, routine, &win);             \
+    int rc_ = mpisw_rmax_active_target(w, routine, &win);             \
     if (rc_ != MPI_SUCCESS) return rc_;                         \
   }
 

@@ -47,7 +47,7 @@ static int shared_query(MPI_Win *win, int rank, MPI_Aint *size, MPI_Aint *disp_u
                         void *baseptr, int *handled) {
   *handled = 0;
   if (mpisw_disabled) return MPI_SUCCESS;
-  *win = rmax_sync_win(*win);
+  *win = mpisw_rmax_sync_win(*win);
   return mpisw_win_shared_query(*win, rank, size, disp_unit, baseptr, handled);
 }
 
@@ -73,17 +73,17 @@ int mpisw_do_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint 
 
 int mpisw_do_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
   if (mpisw_disabled) return mpisw_next.Win_attach(win, base, size);
-  return mpisw_win_attach(rmax_sync_win(win), base, size);
+  return mpisw_win_attach(mpisw_rmax_sync_win(win), base, size);
 }
 
 int mpisw_do_Win_detach(MPI_Win win, const void *base) {
   if (mpisw_disabled) return mpisw_next.Win_detach(win, base);
-  return mpisw_win_detach(rmax_sync_win(win), base);
+  return mpisw_win_detach(mpisw_rmax_sync_win(win), base);
 }
 
 int mpisw_do_Win_sync(MPI_Win win) {
   if (mpisw_disabled) return mpisw_next.Win_sync(win);
-  return mpisw_win_sync(rmax_sync_win(win));
+  return mpisw_win_sync(mpisw_rmax_sync_win(win));
 }
 
 /* A duplicate or memory-handle window is released by the RMA extensions;
@@ -92,7 +92,7 @@ int mpisw_do_Win_free(MPI_Win *win) {
   if (mpisw_disabled) return mpisw_next.Win_free(win);
   int handled = 0;
   MPI_Win was = *win;
-  int rc = mpisw_rmax_live ? rmax_free(win, &handled) : MPI_SUCCESS;
+  int rc = mpisw_rmax_live ? mpisw_rmax_free(win, &handled) : MPI_SUCCESS;
   if (!handled) rc = mpisw_win_free(win);
   if (rc == MPI_SUCCESS) mpisw_modules_win_freed(was);
   return rc;
@@ -100,35 +100,35 @@ int mpisw_do_Win_free(MPI_Win *win) {
 
 int mpisw_do_Win_get_info(MPI_Win win, MPI_Info *info_used) {
   if (mpisw_disabled) return mpisw_next.Win_get_info(win, info_used);
-  int rc = mpisw_win_get_info(rmax_sync_win(win), info_used);
-  if (rc == MPI_SUCCESS) rmax_put_info(win, *info_used);
+  int rc = mpisw_win_get_info(mpisw_rmax_sync_win(win), info_used);
+  if (rc == MPI_SUCCESS) mpisw_rmax_put_info(win, *info_used);
   return rc;
 }
 
 int mpisw_do_Win_set_info(MPI_Win win, MPI_Info info) {
   if (mpisw_disabled) return mpisw_next.Win_set_info(win, info);
-  return rmax_set_info(win, info);
+  return mpisw_rmax_set_info(win, info);
 }
 
 int mpisw_do_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag) {
   if (mpisw_disabled) return mpisw_next.Win_get_attr(win, keyval, value, flag);
   int handled = 0;
-  int rc = rmax_get_attr(win, keyval, value, flag, &handled);
+  int rc = mpisw_rmax_get_attr(win, keyval, value, flag, &handled);
   if (handled) return rc;
   return mpisw_win_get_attr(win, keyval, value, flag);
 }
 
 int mpisw_do_Win_set_attr(MPI_Win win, int keyval, void *value) {
   if (mpisw_disabled) return mpisw_next.Win_set_attr(win, keyval, value);
-  return rmax_set_attr(win, keyval, value);
+  return mpisw_rmax_set_attr(win, keyval, value);
 }
 
 int mpisw_do_Win_delete_attr(MPI_Win win, int keyval) {
   if (mpisw_disabled) return mpisw_next.Win_delete_attr(win, keyval);
-  return rmax_delete_attr(win, keyval);
+  return mpisw_rmax_delete_attr(win, keyval);
 }
 
 int mpisw_do_Win_get_group(MPI_Win win, MPI_Group *group) {
   if (mpisw_disabled) return mpisw_next.Win_get_group(win, group);
-  return rmax_get_group(win, group);
+  return mpisw_rmax_get_group(win, group);
 }

@@ -25,12 +25,7 @@ __attribute__((constructor)) static void check_mpi_when_loaded(void) { mpisw_ide
 #define MPISW_CALL4(name, params, args)
 #include "pmpi/calls.def"
 
-#if MPI_VERSION >= 4
-#define MPISW_COUNT MPI_Count
-#define MPISW_DISP MPI_Aint
-#define MPISW_CALL(name, params, args)
 #define MPISW_CALL_C(name, params, args) \
   ENTRY(name##_c, params, mpisw_do_##name(MPISW_UNPAREN args, 1))
 #define MPISW_CALL4(name, params, args) ENTRY(name, params, mpisw_do_##name args)
-#include "pmpi/calls.def"
-#endif
+#include "pmpi/calls_c.def"

@@ -36,7 +36,7 @@ struct kv_backend {
   void (*stats)(const struct mpisw_kv *kv, struct mpisw_kv_stats *st);
 };
 
-extern const struct kv_backend kv_cache_backend;   /* kv_cache.c */
-extern const struct kv_backend kv_naive_backend;   /* kv_naive.c */
+extern const struct kv_backend mpisw__kv_cache_backend;   /* kv_cache.c */
+extern const struct kv_backend mpisw__kv_naive_backend;   /* kv_naive.c */
 
 #endif

@@ -6,7 +6,7 @@
 #include "kvcache/kv_file.h"
 #include "win/internal.h"
 
-int kv_file_sync(MPI_Win win, const char *path, struct mpisw_error *e) {
+int mpisw__kv_file_sync(MPI_Win win, const char *path, struct mpisw_error *e) {
   struct mpisw_win *w = mpisw_win_lookup(win);
   if (!w || w->kind != MPISW_WIN_STORAGE)   /* kv_open asks for alloc_type=storage */
     return mpisw_fail(e, MPISW_K_IO, "%s: the log window is not on storage", path);

@@ -7,6 +7,6 @@
 #include "core/error.h"
 
 /* Syncs the storage window win (the store's file at path) to storage. */
-int kv_file_sync(MPI_Win win, const char *path, struct mpisw_error *e);
+int mpisw__kv_file_sync(MPI_Win win, const char *path, struct mpisw_error *e);
 
 #endif

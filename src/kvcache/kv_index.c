@@ -11,7 +11,7 @@
 
 #define HUGE (2u << 20)
 
-void kv_hugepages(void *p, size_t len) {
+void mpisw__kv_hugepages(void *p, size_t len) {
   uintptr_t a = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
   uintptr_t b = ((uintptr_t)p + len) & ~(uintptr_t)(HUGE - 1);
   if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
@@ -23,16 +23,16 @@ static void *alloc_lines(size_t len) {
   len = (len + align - 1) & ~(align - 1);
   void *p = aligned_alloc(align, len);
   if (!p) return NULL;
-  if (len >= HUGE) kv_hugepages(p, len);
+  if (len >= HUGE) mpisw__kv_hugepages(p, len);
   memset(p, 0, len);
   return p;
 }
 
-const char *kv_entry_key(const struct kv_entry *en) {
+const char *mpisw__kv_entry_key(const struct kv_entry *en) {
   return en->klen <= KV_KEY_INLINE ? en->k.in : en->k.ptr;
 }
 
-int kv_index_init(struct kv_index *x, uint64_t expect) {
+int mpisw__kv_index_init(struct kv_index *x, uint64_t expect) {
   memset(x, 0, sizeof *x);
   uint64_t n = 1024;
   while (n < expect * 2) n <<= 1;
@@ -42,7 +42,7 @@ int kv_index_init(struct kv_index *x, uint64_t expect) {
   return 0;
 }
 
-void kv_index_free(struct kv_index *x) {
+void mpisw__kv_index_free(struct kv_index *x) {
   for (uint32_t i = 0; i < x->n_e; i++)
     if (x->e[i].used && x->e[i].klen > KV_KEY_INLINE) free(x->e[i].k.ptr);
   free(x->e);
@@ -51,14 +51,14 @@ void kv_index_free(struct kv_index *x) {
   memset(x, 0, sizeof *x);
 }
 
-uint32_t kv_index_find(const struct kv_index *x, uint64_t h, const void *key, size_t klen) {
+uint32_t mpisw__kv_index_find(const struct kv_index *x, uint64_t h, const void *key, size_t klen) {
   uint32_t tag = (uint32_t)(h >> 32);
   for (uint64_t i = h & x->mask;; i = (i + 1) & x->mask) {
     struct kv_slot s = x->slot[i];
     if (!s.id) return UINT32_MAX;
     if (s.tag != tag) continue;
     const struct kv_entry *en = &x->e[s.id - 1];
-    if (en->hash == h && en->klen == klen && memcmp(kv_entry_key(en), key, klen) == 0)
+    if (en->hash == h && en->klen == klen && memcmp(mpisw__kv_entry_key(en), key, klen) == 0)
       return s.id - 1;
   }
 }
@@ -98,7 +98,7 @@ static int grow_entries(struct kv_index *x) {
   return 0;
 }
 
-uint32_t kv_index_add(struct kv_index *x, uint64_t h, const void *key, size_t klen) {
+uint32_t mpisw__kv_index_add(struct kv_index *x, uint64_t h, const void *key, size_t klen) {
   if ((uint64_t)(x->n_live + 1) * 2 > x->mask + 1 && grow_table(x)) return UINT32_MAX;
   char *k = NULL;
   if (klen > KV_KEY_INLINE && !(k = malloc(klen))) return UINT32_MAX;
@@ -130,7 +130,7 @@ uint32_t kv_index_add(struct kv_index *x, uint64_t h, const void *key, size_t kl
   return id;
 }
 
-void kv_index_remove(struct kv_index *x, uint32_t id) {
+void mpisw__kv_index_remove(struct kv_index *x, uint32_t id) {
   uint64_t i = x->e[id].hash & x->mask;
   while (x->slot[i].id != id + 1) i = (i + 1) & x->mask;
   /* Backward shift: later members of the cluster move up when their home

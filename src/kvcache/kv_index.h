@@ -44,15 +44,15 @@ struct kv_index {
   uint64_t mask;
 };
 
-const char *kv_entry_key(const struct kv_entry *en);
+const char *mpisw__kv_entry_key(const struct kv_entry *en);
 /* Asks for transparent huge pages on the 2 MiB-aligned part of a range. */
-void kv_hugepages(void *p, size_t len);
-int kv_index_init(struct kv_index *x, uint64_t expect);
-void kv_index_free(struct kv_index *x);
+void mpisw__kv_hugepages(void *p, size_t len);
+int mpisw__kv_index_init(struct kv_index *x, uint64_t expect);
+void mpisw__kv_index_free(struct kv_index *x);
 /* id of key, or UINT32_MAX. */
-uint32_t kv_index_find(const struct kv_index *x, uint64_t h, const void *key, size_t klen);
+uint32_t mpisw__kv_index_find(const struct kv_index *x, uint64_t h, const void *key, size_t klen);
 /* New entry for a key known to be absent; UINT32_MAX when out of memory. */
-uint32_t kv_index_add(struct kv_index *x, uint64_t h, const void *key, size_t klen);
-void kv_index_remove(struct kv_index *x, uint32_t id);
+uint32_t mpisw__kv_index_add(struct kv_index *x, uint64_t h, const void *key, size_t klen);
+void mpisw__kv_index_remove(struct kv_index *x, uint32_t id);
 
 #endif

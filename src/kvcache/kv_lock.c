@@ -38,7 +38,7 @@ static long lock_holder(dev_t dev, ino_t ino) {
   return pid;
 }
 
-int kv_lock(int fd, const char *path, struct mpisw_error *e) {
+int mpisw__kv_lock(int fd, const char *path, struct mpisw_error *e) {
   int rc;
   do rc = flock(fd, LOCK_EX | LOCK_NB);
   while (rc != 0 && errno == EINTR);

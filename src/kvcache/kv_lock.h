@@ -6,6 +6,6 @@
 
 /* Takes the store's lock on fd (the file at path): 0, or -1 with *e saying
  * that the file is in use (and by which process, when the system tells). */
-int kv_lock(int fd, const char *path, struct mpisw_error *e);
+int mpisw__kv_lock(int fd, const char *path, struct mpisw_error *e);
 
 #endif

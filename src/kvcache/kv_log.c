@@ -26,11 +26,11 @@ static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) & ~(a - 1)
 static uint32_t head_crc(const struct mpisw_kv *kv, const struct kv_rec *r) {
   struct kv_rec h = *r;
   h.hcrc = 0;
-  return kv_crc32c(kv->crc_seed, &h, sizeof h);
+  return mpisw__kv_crc32c(kv->crc_seed, &h, sizeof h);
 }
 
 static uint32_t body_crc(const struct mpisw_kv *kv, const struct kv_rec *r) {
-  return kv_crc32c(kv->crc_seed, r + 1, (size_t)r->klen + r->vlen);
+  return mpisw__kv_crc32c(kv->crc_seed, r + 1, (size_t)r->klen + r->vlen);
 }
 
 /* A header of this store at off of a region of size bytes, numbered seq or
@@ -61,7 +61,7 @@ static int block_is_zero(const char *p, uint64_t len) {
  * a block with a record, so past the end the superblock knows, a zero block
  * where a record could start is the end of the log (and the scan reads no
  * more of the region than the old log holds). */
-void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
+void mpisw__kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
                  uint64_t known_end, kv_rec_fn fn, void *arg, struct kv_walk *w) {
   memset(w, 0, sizeof *w);
   w->next_seq = seq0;
@@ -111,29 +111,29 @@ static void zero_range(struct mpisw_kv *kv, int r, uint64_t from) {
 
 /* ---- recovery ---- */
 
-void kv_log_mark_dead(struct mpisw_kv *kv, const struct kv_entry *en) {
+void mpisw__kv_log_mark_dead(struct mpisw_kv *kv, const struct kv_entry *en) {
   if (en->log_off != KV_NOLOG) kv->dead += en->rec_len;
 }
 
 static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off, void *arg) {
   struct mpisw_error *e = arg;
   const char *key = (const char *)(r + 1);
-  uint64_t h = kv_hash(key, r->klen);
-  uint32_t id = kv_index_find(&kv->idx, h, key, r->klen);
+  uint64_t h = mpisw__kv_hash(key, r->klen);
+  uint32_t id = mpisw__kv_index_find(&kv->idx, h, key, r->klen);
   uint64_t len = kv_rec_len(r->klen, r->vlen);
   if ((r->magic_kind & 0xffff) == KV_REC_DEL) {
     kv->dead += len;
     if (id != UINT32_MAX) {
-      kv_log_mark_dead(kv, &kv->idx.e[id]);
-      kv_index_remove(&kv->idx, id);
+      mpisw__kv_log_mark_dead(kv, &kv->idx.e[id]);
+      mpisw__kv_index_remove(&kv->idx, id);
     }
     return 0;
   }
   if (id == UINT32_MAX) {
-    id = kv_index_add(&kv->idx, h, key, r->klen);
+    id = mpisw__kv_index_add(&kv->idx, h, key, r->klen);
     if (id == UINT32_MAX) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the index");
   } else {
-    kv_log_mark_dead(kv, &kv->idx.e[id]);
+    mpisw__kv_log_mark_dead(kv, &kv->idx.e[id]);
   }
   struct kv_entry *en = &kv->idx.e[id];
   en->log_off = off;
@@ -149,10 +149,10 @@ static int recover_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off
  * not find at the end are damaged too; records after end_seq that are
  * missing at the end were cut by a crash during an append (a torn tail),
  * which is not damage. */
-int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
+int mpisw__kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
   e->kind = -1;
   struct kv_walk w;
-  kv_log_walk(kv, kv->region, kv->sb.log_size, kv->sb.start_seq, kv->sb.end_off, recover_rec, e,
+  mpisw__kv_log_walk(kv, kv->region, kv->sb.log_size, kv->sb.start_seq, kv->sb.end_off, recover_rec, e,
               &w);
   if (e->kind >= 0) return -1;
   kv->seq = w.next_seq;
@@ -178,7 +178,7 @@ int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e) {
      * lost. The superblock's sync makes the wipe durable too. */
     kv->sb.end_seq = kv->seq;
     kv->sb.end_off = kv->tail;
-    return kv_super_write_both(kv, e);
+    return mpisw__kv_super_write_both(kv, e);
   }
   return 0;
 }
@@ -209,12 +209,12 @@ static int flush_to(struct mpisw_kv *kv, char *region, uint64_t *tail, char *buf
   return 0;
 }
 
-int kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e) {
+int mpisw__kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e) {
   if (!kv->wlen) return 0;
   if (kv->tail + align_up(kv->wlen, KV_BLOCK) > kv->sb.log_size) {
     if (kv->compacting)
       return mpisw_fail(e, MPISW_K_NOSPACE, "the log region is full");
-    if (kv_log_compact(kv, e)) return -1;   /* takes the buffer's records along */
+    if (mpisw__kv_log_compact(kv, e)) return -1;   /* takes the buffer's records along */
     return 0;
   }
   return flush_to(kv, kv->region, &kv->tail, kv->wbuf, &kv->wlen, e);
@@ -233,15 +233,15 @@ static void put_rec(const struct mpisw_kv *kv, char *at, int kind, uint64_t seq,
   h->hcrc = head_crc(kv, h);
 }
 
-int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
+int mpisw__kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
                   const void *value, size_t vlen, uint64_t *off, struct mpisw_error *e) {
   uint64_t len = kv_rec_len(klen, vlen);
-  if (kv->wlen + len > kv->o.write_buffer && kv_log_flush(kv, e)) return -1;
+  if (kv->wlen + len > kv->o.write_buffer && mpisw__kv_log_flush(kv, e)) return -1;
   if (kv->tail + align_up(kv->wlen + len, KV_BLOCK) > kv->sb.log_size) {
     /* Even after compaction the region cannot take this record. */
-    if (kv->wlen && kv_log_flush(kv, e)) return -1;
+    if (kv->wlen && mpisw__kv_log_flush(kv, e)) return -1;
     if (kv->tail + align_up(len, KV_BLOCK) > kv->sb.log_size && !kv->compacting &&
-        kv->dead && kv_log_compact(kv, e))
+        kv->dead && mpisw__kv_log_compact(kv, e))
       return -1;
     if (kv->tail + align_up(kv->wlen + len, KV_BLOCK) > kv->sb.log_size)
       return mpisw_fail(e, MPISW_K_NOSPACE, "the log is full: %llu bytes of live objects in a "
@@ -256,7 +256,7 @@ int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
 
 /* ---- reads ---- */
 
-int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **out,
+int mpisw__kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **out,
                 struct mpisw_error *e) {
   const char *p;
   if (off >= kv->tail) { /* just built by this process, with its CRC: no check */
@@ -274,7 +274,7 @@ int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv
     if (b - a > kv->rbuf_size) return mpisw_fail(e, MPISW_K_IO, "record of %u bytes too large", len);
     ssize_t n;
     if (kv->aio_ctx) {
-      long r = kv_poll_read(kv->aio_ctx, kv->fd_direct, kv->rbuf, b - a, a);
+      long r = mpisw__kv_poll_read(kv->aio_ctx, kv->fd_direct, kv->rbuf, b - a, a);
       n = r;
       if (r < 0) {
         errno = (int)-r;
@@ -317,7 +317,7 @@ static int c_append(struct mpisw_kv *kv, struct compact *c, struct kv_entry *en,
   if (c->len + len > kv->o.write_buffer &&
       flush_to(kv, c->region, &c->tail, c->buf, &c->len, c->e))
     return -1;
-  put_rec(kv, c->buf + c->len, KV_REC_PUT, kv->seq++, kv_entry_key(en), en->klen, value, en->vlen);
+  put_rec(kv, c->buf + c->len, KV_REC_PUT, kv->seq++, mpisw__kv_entry_key(en), en->klen, value, en->vlen);
   en->log_off = c->tail + c->len;
   en->rec_len = (uint32_t)len;
   en->moved = 1;
@@ -332,14 +332,14 @@ static int c_append(struct mpisw_kv *kv, struct compact *c, struct kv_entry *en,
 static int c_old_rec(struct mpisw_kv *kv, const struct kv_rec *r, uint64_t off, void *arg) {
   if ((r->magic_kind & 0xffff) != KV_REC_PUT) return 0;
   const char *key = (const char *)(r + 1);
-  uint32_t id = kv_index_find(&kv->idx, kv_hash(key, r->klen), key, r->klen);
+  uint32_t id = mpisw__kv_index_find(&kv->idx, mpisw__kv_hash(key, r->klen), key, r->klen);
   if (id == UINT32_MAX) return 0;
   struct kv_entry *en = &kv->idx.e[id];
   if (en->moved || en->log_off != off || en->chunk != KV_NOCHUNK) return 0;
   return c_append(kv, arg, en, key + r->klen);
 }
 
-int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
+int mpisw__kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   struct kv_index *x = &kv->idx;
   /* Room check first, so a failure changes nothing. */
   uint64_t live = 0, maxrec = 0;
@@ -368,7 +368,7 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
    * the memory window are taken from there instead. */
   struct kv_walk w;
   e->kind = -1;
-  kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, kv->tail, c_old_rec, &c, &w);
+  mpisw__kv_log_walk(kv, kv->region, kv->tail, kv->sb.start_seq, kv->tail, c_old_rec, &c, &w);
   int rc = e->kind >= 0 ? -1 : 0;
   /* 2: what the memory window or the write buffer holds, and anything the
    * walk did not meet. */
@@ -376,10 +376,10 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
     struct kv_entry *en = &x->e[i];
     if (!en->used || en->moved) continue;
     if (en->chunk != KV_NOCHUNK) {
-      rc = c_append(kv, &c, en, kv_slab_chunk(&kv->slab, en->chunk));
+      rc = c_append(kv, &c, en, mpisw__kv_slab_chunk(&kv->slab, en->chunk));
     } else if (en->log_off != KV_NOLOG) {
       const struct kv_rec *r;
-      rc = kv_log_read(kv, en->log_off, en->rec_len, &r, e);
+      rc = mpisw__kv_log_read(kv, en->log_off, en->rec_len, &r, e);
       /* c_append copies the value into c.buf and writes only c.buf, so r
        * (in the write buffer or rbuf) stays valid through it. */
       if (!rc) rc = c_append(kv, &c, en, (const char *)(r + 1) + r->klen);
@@ -387,7 +387,7 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   }
   if (!rc && c.len) rc = flush_to(kv, c.region, &c.tail, c.buf, &c.len, e);
   free(c.buf);
-  if (!rc) rc = kv_file_sync(kv->log_win, kv->path, e);   /* the new region is durable ... */
+  if (!rc) rc = mpisw__kv_file_sync(kv->log_win, kv->path, e);   /* the new region is durable ... */
   if (rc) {
     /* The superblock still names the old region, so the file is as before;
      * but the index already points into the new one: stop using it. */
@@ -400,7 +400,7 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->sb.start_seq = c.seq0;
   kv->sb.end_seq = kv->seq;   /* every record of the new region is durable */
   kv->sb.end_off = c.tail;
-  if (kv_super_write(kv, e)) {   /* ... before the superblock names it */
+  if (mpisw__kv_super_write(kv, e)) {   /* ... before the superblock names it */
     kv->compacting = 0;
     kv->broken = 1;
     return -1;
@@ -411,9 +411,9 @@ int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->wlen = 0;
   kv->dead = 0;
   kv->n_dirty = 0;
-  /* The other copy too (see kv_super_write_both); the switch holds even if
+  /* The other copy too (see mpisw__kv_super_write_both); the switch holds even if
    * this sync fails, which is then reported. */
-  rc = kv_super_write(kv, e);
+  rc = mpisw__kv_super_write(kv, e);
   zero_range(kv, old, 0);
   kv->st.compactions++;
   kv->compacting = 0;

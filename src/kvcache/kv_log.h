@@ -33,20 +33,20 @@ struct mpisw_kv;
 
 /* Appends a record (value may be NULL for a tombstone); *off gets its offset.
  * Flushes the buffer when full; a full region compacts first. */
-int kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
+int mpisw__kv_log_append(struct mpisw_kv *kv, int kind, const void *key, size_t klen,
                   const void *value, size_t vlen, uint64_t *off, struct mpisw_error *e);
-int kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e);
+int mpisw__kv_log_flush(struct mpisw_kv *kv, struct mpisw_error *e);
 /* The record at off of the active region: *rec points into the write buffer
  * (not yet appended), or at the record read from storage (into kv->rbuf, or
  * in the window with kv_read=window) after its magic, length and CRC were
  * checked. */
-int kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **rec,
+int mpisw__kv_log_read(struct mpisw_kv *kv, uint64_t off, uint32_t len, const struct kv_rec **rec,
                 struct mpisw_error *e);
 /* Superseded record of an entry: counts it as dead. */
-void kv_log_mark_dead(struct mpisw_kv *kv, const struct kv_entry *en);
+void mpisw__kv_log_mark_dead(struct mpisw_kv *kv, const struct kv_entry *en);
 /* Rebuilds the index by scanning the active region; sets tail and seq;
  * counts damaged records in st.log_damaged. */
-int kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e);
+int mpisw__kv_log_recover(struct mpisw_kv *kv, struct mpisw_error *e);
 /* Walks the valid records of region [0, size) (callback gets offset),
  * skipping damaged ones: a record must carry a higher sequence number than
  * the one before it, at least seq0, and good CRCs. */
@@ -60,8 +60,8 @@ struct kv_walk {
 };
 /* From offset known_end on (the log's end when the superblock was written),
  * an all-zero block where a record could start ends the log. */
-void kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
+void mpisw__kv_log_walk(struct mpisw_kv *kv, const char *region, uint64_t size, uint64_t seq0,
                  uint64_t known_end, kv_rec_fn fn, void *arg, struct kv_walk *w);
-int kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e);
+int mpisw__kv_log_compact(struct mpisw_kv *kv, struct mpisw_error *e);
 
 #endif

@@ -18,8 +18,8 @@ static struct slot *slot_at(struct mpisw_kv *kv, uint64_t i) {
 }
 
 static uint32_t slot_crc(const struct mpisw_kv *kv, uint64_t i, const struct slot *s) {
-  uint32_t c = kv_crc32c(kv->crc_seed ^ (uint32_t)i, &s->klen, 2 * sizeof(uint32_t));
-  return kv_crc32c(c, s + 1, (size_t)s->klen + s->vlen);
+  uint32_t c = mpisw__kv_crc32c(kv->crc_seed ^ (uint32_t)i, &s->klen, 2 * sizeof(uint32_t));
+  return mpisw__kv_crc32c(c, s + 1, (size_t)s->klen + s->vlen);
 }
 
 /* Nothing read from a slot is used before it is known to fit the slot:
@@ -41,7 +41,7 @@ static int slot_fits(const struct mpisw_kv *kv, const struct slot *s) {
  * -1 (e filled) when the probe meets a slot that cannot be read. */
 static int find(struct mpisw_kv *kv, const void *key, size_t klen, uint64_t *at,
                 uint64_t *free_slot, struct mpisw_error *e) {
-  uint64_t n = kv->sb.slots, i = kv_hash(key, klen) % n;
+  uint64_t n = kv->sb.slots, i = mpisw__kv_hash(key, klen) % n;
   *free_slot = *at = UINT64_MAX;
   for (uint64_t k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
     struct slot *s = slot_at(kv, i);
@@ -128,7 +128,7 @@ static int naive_delete(struct mpisw_kv *kv, const void *key, size_t klen, struc
 
 static int naive_sync(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->sb.objects = kv->st.objects;
-  return kv_super_write(kv, e);   /* syncs the whole window */
+  return mpisw__kv_super_write(kv, e);   /* syncs the whole window */
 }
 
 /* The file: the superblock's block, then the slots. */
@@ -138,7 +138,7 @@ static void naive_layout(struct mpisw_kv *kv) {
 
 static void naive_release(struct mpisw_kv *kv) { (void)kv; }   /* holds no memory */
 
-const struct kv_backend kv_naive_backend = {
+const struct kv_backend mpisw__kv_naive_backend = {
     .name = "naive",
     .memory_window = 0,
     .layout = naive_layout,

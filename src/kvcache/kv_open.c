@@ -32,9 +32,9 @@ static int usage(const char *routine, const char *msg) {
   return fail_code(routine, MPISW_K_USAGE, "%s", msg);
 }
 
-/* The table of the backend a superblock names (kv_super_check knows both). */
+/* The table of the backend a superblock names (mpisw__kv_super_check knows both). */
 static const struct kv_backend *backend_of(uint32_t id) {
-  return id == KV_BACKEND_CACHE ? &kv_cache_backend : &kv_naive_backend;
+  return id == KV_BACKEND_CACHE ? &mpisw__kv_cache_backend : &mpisw__kv_naive_backend;
 }
 
 /* Opens the file for the store's own use and takes its lock (kv_lock.c):
@@ -42,7 +42,7 @@ static const struct kv_backend *backend_of(uint32_t id) {
 static int open_locked(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->fd_rw = open(kv->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
   if (kv->fd_rw < 0) return mpisw_fail(e, mpisw_errno_kind(errno), "%s: %s", kv->path, strerror(errno));
-  if (kv_lock(kv->fd_rw, kv->path, e)) {
+  if (mpisw__kv_lock(kv->fd_rw, kv->path, e)) {
     close(kv->fd_rw);
     kv->fd_rw = -1;
     return -1;
@@ -109,7 +109,7 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
 
   /* 1. Options and the file's header, on every rank; then agree. */
   struct mpisw_error e;
-  int failed = kv_options_parse(info, &kv->o, &e) != 0, fresh = 1;
+  int failed = mpisw__kv_options_parse(info, &kv->o, &e) != 0, fresh = 1;
   char host[256];
   mpisw_path_hostname(host, sizeof host);
   if (!failed && size > 1 && !strstr(path, "%r"))
@@ -120,11 +120,11 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
    * (here or elsewhere) stops with a clear word and touches nothing. */
   if (!failed) failed = lock_existing(kv, &e) != 0;
   if (!failed) {
-    int p = kv_super_peek(kv->path, &kv->sb, &kv->sb_damaged, &e);
+    int p = mpisw__kv_super_peek(kv->path, &kv->sb, &kv->sb_damaged, &e);
     failed = p < 0;
     fresh = p == 0;
   }
-  if (!failed && fresh) kv_super_new(&kv->sb, &kv->o);
+  if (!failed && fresh) mpisw__kv_super_new(&kv->sb, &kv->o);
   if (!failed) {
     kv->o.backend = (int)kv->sb.backend;   /* an existing file keeps its kind and geometry */
     kv->ops = backend_of(kv->sb.backend);
@@ -167,13 +167,13 @@ MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, m
   if (kv->fd_rw < 0) {   /* a new store: locked now, before its header is written */
     struct kv_super other;
     failed = open_locked(kv, &e) != 0;
-    if (!failed && kv_super_read(kv->file_base, &other) >= 0)
+    if (!failed && mpisw__kv_super_read(kv->file_base, &other) >= 0)
       failed = mpisw_fail(&e, MPISW_K_ACCESS, "%s was made a store by another process while this "
                           "one opened it; open it again", kv->path) != 0;
   }
-  if (!failed && fresh) failed = kv_super_write_both(kv, &e) != 0;
+  if (!failed && fresh) failed = mpisw__kv_super_write_both(kv, &e) != 0;
   if (!failed) failed = kv->ops->open(kv, fresh, &e) != 0;
-  if (!failed) failed = kv_super_mend(kv, &e) != 0;
+  if (!failed) failed = mpisw__kv_super_mend(kv, &e) != 0;
   if (mpisw_agree(kv->comm, failed, &e, NULL)) {
     if (kv->mem_win != MPI_WIN_NULL) mpisw_win_free(&kv->mem_win);
     mpisw_win_free(&kv->log_win);

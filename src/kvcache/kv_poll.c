@@ -22,14 +22,14 @@ struct aio_ring {          /* the kernel's layout (fs/aio.c) */
   struct io_event io_events[];
 };
 
-int kv_poll_init(uint64_t *out) {
+int mpisw__kv_poll_init(uint64_t *out) {
   aio_context_t ctx = 0;
   if (syscall(SYS_io_setup, 4, &ctx) != 0) return -1;
   *out = (uint64_t)ctx;
   return 0;
 }
 
-void kv_poll_close(uint64_t *ctx) {
+void mpisw__kv_poll_close(uint64_t *ctx) {
   if (*ctx) syscall(SYS_io_destroy, (aio_context_t)*ctx);
   *ctx = 0;
 }
@@ -42,7 +42,7 @@ static long now_ns(void) {
 
 /* Reads len bytes at off into buf (both sector aligned). Returns the bytes
  * read or -errno. */
-long kv_poll_read(uint64_t actx, int fd, void *buf, uint64_t len, uint64_t off) {
+long mpisw__kv_poll_read(uint64_t actx, int fd, void *buf, uint64_t len, uint64_t off) {
   aio_context_t ctx = (aio_context_t)actx;
   struct iocb cb;
   memset(&cb, 0, sizeof cb);

@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 /* An AIO context into *ctx: 0, or -1 (then *ctx stays 0: use pread). */
-int kv_poll_init(uint64_t *ctx);
-void kv_poll_close(uint64_t *ctx);
+int mpisw__kv_poll_init(uint64_t *ctx);
+void mpisw__kv_poll_close(uint64_t *ctx);
 /* Reads len bytes at off of fd (O_DIRECT) through ctx: bytes read, or -errno. */
-long kv_poll_read(uint64_t ctx, int fd, void *buf, uint64_t len, uint64_t off);
+long mpisw__kv_poll_read(uint64_t ctx, int fd, void *buf, uint64_t len, uint64_t off);
 
 #endif

@@ -15,7 +15,7 @@
 
 #define PER_PAGE (KV_SLAB_PAGE / KV_SLAB_MIN)   /* chunk handles per page */
 
-int kv_slab_init(struct kv_slab *s, char *base, uint64_t size, const struct kv_index *idx,
+int mpisw__kv_slab_init(struct kv_slab *s, char *base, uint64_t size, const struct kv_index *idx,
                  kv_evict_fn evict, void *evict_ctx) {
   memset(s, 0, sizeof *s);
   s->idx = idx;
@@ -36,7 +36,7 @@ int kv_slab_init(struct kv_slab *s, char *base, uint64_t size, const struct kv_i
   return 0;
 }
 
-void kv_slab_free(struct kv_slab *s) {
+void mpisw__kv_slab_free(struct kv_slab *s) {
   for (int c = 0; c < s->n_cls; c++) {
     free(s->cls[c].pages);
     free(s->cls[c].free);
@@ -47,20 +47,20 @@ void kv_slab_free(struct kv_slab *s) {
   memset(s, 0, sizeof *s);
 }
 
-int kv_slab_class(const struct kv_slab *s, size_t len) {
+int mpisw__kv_slab_class(const struct kv_slab *s, size_t len) {
   if (s->n_pages == 0) return -1;
   for (int c = 0; c < s->n_cls; c++)
     if (len <= s->cls[c].size) return c;
   return -1;
 }
 
-int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk) {
+int mpisw__kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk) {
   return s->page_class[chunk / PER_PAGE] - 1;
 }
 
-char *kv_slab_chunk(const struct kv_slab *s, uint32_t h) {
+char *mpisw__kv_slab_chunk(const struct kv_slab *s, uint32_t h) {
   uint32_t page = h / PER_PAGE, idx = h % PER_PAGE;
-  uint32_t size = s->cls[kv_slab_chunk_class(s, h)].size;
+  uint32_t size = s->cls[mpisw__kv_slab_chunk_class(s, h)].size;
   return s->base + (uint64_t)page * KV_SLAB_PAGE + (uint64_t)idx * size;
 }
 
@@ -128,7 +128,7 @@ static uint64_t sk_mix(uint64_t x) {
   return x;
 }
 
-int kv_sketch_init(struct kv_sketch *k, uint64_t objects) {
+int mpisw__kv_sketch_init(struct kv_sketch *k, uint64_t objects) {
   uint64_t n = 1024;
   while (n < objects * 4) n <<= 1;
   k->cell = calloc(4 * n, 1);
@@ -144,7 +144,7 @@ static uint8_t *sk_cell(const struct kv_sketch *k, uint64_t h, int r) {
                   (sk_mix(h + (uint64_t)r * 0x9e3779b97f4a7c15ull) & k->mask)];
 }
 
-unsigned kv_sketch_add(struct kv_sketch *k, uint64_t h) {
+unsigned mpisw__kv_sketch_add(struct kv_sketch *k, uint64_t h) {
   unsigned m = 255;
   for (int r = 0; r < 4; r++) {
     uint8_t *c = sk_cell(k, h, r);
@@ -168,7 +168,7 @@ static unsigned sketch_get(const struct kv_sketch *k, uint64_t h) {
   return m;
 }
 
-int kv_slab_alloc(struct kv_slab *s, int ci, size_t len, uint32_t id, unsigned asked,
+int mpisw__kv_slab_alloc(struct kv_slab *s, int ci, size_t len, uint32_t id, unsigned asked,
                   uint32_t *out, struct mpisw_error *e) {
   struct kv_class *c = &s->cls[ci];
   if (!c->n_free) {
@@ -208,8 +208,8 @@ int kv_slab_alloc(struct kv_slab *s, int ci, size_t len, uint32_t id, unsigned a
   return 0;
 }
 
-void kv_slab_release(struct kv_slab *s, uint32_t h, size_t len) {
-  struct kv_class *c = &s->cls[kv_slab_chunk_class(s, h)];
+void mpisw__kv_slab_release(struct kv_slab *s, uint32_t h, size_t len) {
+  struct kv_class *c = &s->cls[mpisw__kv_slab_chunk_class(s, h)];
   s->owner[h] = 0;
   s->bytes -= len;
   push_free(c, h);   /* cannot fail: the list held this chunk before */

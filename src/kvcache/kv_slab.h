@@ -46,28 +46,28 @@ struct kv_slab {
   kv_evict_fn evict;
   void *evict_ctx;
   uint64_t rnd;            /* sampled eviction */
-  struct kv_sketch sk;     /* kv_sketch_init; freed with the slab */
+  struct kv_sketch sk;     /* mpisw__kv_sketch_init; freed with the slab */
 };
 
-int kv_slab_init(struct kv_slab *s, char *base, uint64_t size, const struct kv_index *idx,
+int mpisw__kv_slab_init(struct kv_slab *s, char *base, uint64_t size, const struct kv_index *idx,
                  kv_evict_fn evict, void *evict_ctx);
-void kv_slab_free(struct kv_slab *s);
+void mpisw__kv_slab_free(struct kv_slab *s);
 /* Class of an object of len bytes, -1 when too large to cache. */
-int kv_slab_class(const struct kv_slab *s, size_t len);
+int mpisw__kv_slab_class(const struct kv_slab *s, size_t len);
 /* Class a chunk belongs to. */
-int kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk);
-/* A chunk of class ci (kv_slab_class of len, >= 0) for len bytes for entry
- * id, asked for `asked` times lately (kv_sketch_add's count); evicts through
+int mpisw__kv_slab_chunk_class(const struct kv_slab *s, uint32_t chunk);
+/* A chunk of class ci (mpisw__kv_slab_class of len, >= 0) for len bytes for entry
+ * id, asked for `asked` times lately (mpisw__kv_sketch_add's count); evicts through
  * s->evict. Returns 0 and the chunk handle in *chunk, -1 with *e filled, or
  * 1 (nothing evicted) when the object that would go is asked for at least
  * as often (admission). */
-int kv_slab_alloc(struct kv_slab *s, int ci, size_t len, uint32_t id, unsigned asked,
+int mpisw__kv_slab_alloc(struct kv_slab *s, int ci, size_t len, uint32_t id, unsigned asked,
                   uint32_t *chunk, struct mpisw_error *e);
-void kv_slab_release(struct kv_slab *s, uint32_t chunk, size_t len);
-char *kv_slab_chunk(const struct kv_slab *s, uint32_t chunk);
+void mpisw__kv_slab_release(struct kv_slab *s, uint32_t chunk, size_t len);
+char *mpisw__kv_slab_chunk(const struct kv_slab *s, uint32_t chunk);
 
-int kv_sketch_init(struct kv_sketch *k, uint64_t objects);
+int mpisw__kv_sketch_init(struct kv_sketch *k, uint64_t objects);
 /* Counts one request for the key of hash h; returns its estimated count. */
-unsigned kv_sketch_add(struct kv_sketch *k, uint64_t h);
+unsigned mpisw__kv_sketch_add(struct kv_sketch *k, uint64_t h);
 
 #endif

@@ -14,10 +14,10 @@
 static uint32_t super_crc(const struct kv_super *sb) {
   struct kv_super t = *sb;
   t.crc = 0;
-  return kv_crc32c(0, &t, sizeof t);
+  return mpisw__kv_crc32c(0, &t, sizeof t);
 }
 
-int kv_super_read(const char *base, struct kv_super *sb) {
+int mpisw__kv_super_read(const char *base, struct kv_super *sb) {
   int found = 0;
   for (int i = 0; i < 2; i++) {
     struct kv_super t;
@@ -29,7 +29,7 @@ int kv_super_read(const char *base, struct kv_super *sb) {
   return found ? 2 - found : -1;
 }
 
-int kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e) {
+int mpisw__kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e) {
   const char *what = NULL;
   unsigned long long v = 0;
   if (sb->backend != KV_BACKEND_CACHE && sb->backend != KV_BACKEND_NAIVE)
@@ -49,17 +49,17 @@ int kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_err
                     path, what, v);
 }
 
-int kv_super_peek(const char *path, struct kv_super *sb, int *damaged, struct mpisw_error *e) {
+int mpisw__kv_super_peek(const char *path, struct kv_super *sb, int *damaged, struct mpisw_error *e) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return 0;   /* missing (or unusable: the window says why) */
   char buf[KV_BLOCK];
   ssize_t n = pread(fd, buf, sizeof buf, 0);
   close(fd);
   if (n <= 0) return 0;
-  int r = kv_super_read(buf, sb);
+  int r = mpisw__kv_super_read(buf, sb);
   if (r >= 0) {
     *damaged = r;
-    return kv_super_check(sb, path, e) ? -1 : 1;
+    return mpisw__kv_super_check(sb, path, e) ? -1 : 1;
   }
   for (int i = 0; i < 2 && n >= 512 * (i + 1); i++) {
     struct kv_super t;
@@ -86,7 +86,7 @@ static uint64_t new_id(void) {
   return id;
 }
 
-void kv_super_new(struct kv_super *sb, const struct kv_options *o) {
+void mpisw__kv_super_new(struct kv_super *sb, const struct kv_options *o) {
   memset(sb, 0, sizeof *sb);
   sb->id = new_id();
   sb->backend = (uint32_t)o->backend;
@@ -96,26 +96,26 @@ void kv_super_new(struct kv_super *sb, const struct kv_options *o) {
   sb->slot_size = o->slot_size;
 }
 
-int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e) {
+int mpisw__kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e) {
   kv->sb.gen++;
   kv->sb.magic = KV_MAGIC;
   kv->sb.version = KV_VERSION;
   kv->sb.crc = super_crc(&kv->sb);
   memcpy(kv->file_base + (kv->sb.gen % 2) * 512, &kv->sb, sizeof kv->sb);
-  return kv_file_sync(kv->log_win, kv->path, e);
+  return mpisw__kv_file_sync(kv->log_win, kv->path, e);
 }
 
 /* Both copies, one after the other (each synced, so a torn write still
  * leaves one good copy): where the older copy would name a region that is
  * gone (after a compaction), damage to the newer one must not send an open
  * there. */
-int kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e) {
-  return kv_super_write(kv, e) ? -1 : kv_super_write(kv, e);
+int mpisw__kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e) {
+  return mpisw__kv_super_write(kv, e) ? -1 : mpisw__kv_super_write(kv, e);
 }
 
-int kv_super_mend(struct mpisw_kv *kv, struct mpisw_error *e) {
+int mpisw__kv_super_mend(struct mpisw_kv *kv, struct mpisw_error *e) {
   if (!kv->sb_damaged) return 0;
   fprintf(stderr, "mpisw: mpisw_kv_open: %s: one of the two copies of the store's header "
           "was damaged; the other was used and both are rewritten\n", kv->path);
-  return kv_super_write_both(kv, e);
+  return mpisw__kv_super_write_both(kv, e);
 }

@@ -31,22 +31,22 @@ struct mpisw_kv;
 
 /* The newest good copy of the superblock into *sb: 0, 1 when the other
  * copy is damaged, -1 when neither is good. */
-int kv_super_read(const char *base, struct kv_super *sb);
+int mpisw__kv_super_read(const char *base, struct kv_super *sb);
 /* Checks the fields a store is addressed with: 0, or -1 with *e saying which
  * is out of range. */
-int kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e);
+int mpisw__kv_super_check(const struct kv_super *sb, const char *path, struct mpisw_error *e);
 /* What the file at path says before any window exists: 1 = a store (*sb
- * filled and checked, *damaged as kv_super_read), 0 = absent or empty (a
+ * filled and checked, *damaged as mpisw__kv_super_read), 0 = absent or empty (a
  * new store), -1 = something else (*e says what). */
-int kv_super_peek(const char *path, struct kv_super *sb, int *damaged, struct mpisw_error *e);
+int mpisw__kv_super_peek(const char *path, struct kv_super *sb, int *damaged, struct mpisw_error *e);
 /* The superblock of a new store with the geometry of *o and a new id. */
-void kv_super_new(struct kv_super *sb, const struct kv_options *o);
+void mpisw__kv_super_new(struct kv_super *sb, const struct kv_options *o);
 /* Writes kv->sb (gen + 1) into the window and syncs it. */
-int kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e);
+int mpisw__kv_super_write(struct mpisw_kv *kv, struct mpisw_error *e);
 /* The same into both copies (creation, compaction, close). */
-int kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e);
+int mpisw__kv_super_write_both(struct mpisw_kv *kv, struct mpisw_error *e);
 /* After an open that found one copy damaged (kv->sb_damaged): says so on
  * stderr and rewrites both from the good one. */
-int kv_super_mend(struct mpisw_kv *kv, struct mpisw_error *e);
+int mpisw__kv_super_mend(struct mpisw_kv *kv, struct mpisw_error *e);
 
 #endif

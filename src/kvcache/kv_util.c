@@ -18,7 +18,7 @@ static inline uint64_t mix(uint64_t x) {
   return x;
 }
 
-uint64_t kv_hash(const void *key, size_t len) {
+uint64_t mpisw__kv_hash(const void *key, size_t len) {
   const unsigned char *p = key;
   uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0x100000001b3ull);
   while (len >= 8) {
@@ -63,7 +63,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsig
 }
 #endif
 
-uint32_t kv_crc32c(uint32_t crc, const void *data, size_t len) {
+uint32_t mpisw__kv_crc32c(uint32_t crc, const void *data, size_t len) {
   const unsigned char *p = data;
   uint32_t c = ~crc;
   if (have_hw < 0) {
@@ -100,7 +100,7 @@ static int size_opt(MPI_Info info, const char *key, uint64_t *out, uint64_t min,
   return 0;
 }
 
-int kv_options_parse(MPI_Info info, struct kv_options *o, struct mpisw_error *e) {
+int mpisw__kv_options_parse(MPI_Info info, struct kv_options *o, struct mpisw_error *e) {
   char v[128];
   memset(o, 0, sizeof *o);
   o->backend = KV_BACKEND_CACHE;

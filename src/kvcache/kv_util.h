@@ -23,8 +23,8 @@ struct kv_options {
   char access_style[128];
 };
 
-uint64_t kv_hash(const void *key, size_t len);
-uint32_t kv_crc32c(uint32_t crc, const void *data, size_t len);
-int kv_options_parse(MPI_Info info, struct kv_options *o, struct mpisw_error *e);
+uint64_t mpisw__kv_hash(const void *key, size_t len);
+uint32_t mpisw__kv_crc32c(uint32_t crc, const void *data, size_t len);
+int mpisw__kv_options_parse(MPI_Info info, struct kv_options *o, struct mpisw_error *e);
 
 #endif

@@ -89,7 +89,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
     destroy(pg);
     return NULL;
   }
-  pg->uffd = pager_open_uffd(e);
+  pg->uffd = mpisw_pager_open_uffd(e);
   pg->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   pg->wake_fd = eventfd(0, EFD_CLOEXEC);
   pg->b = calloc(pg->nblocks, sizeof *pg->b);
@@ -112,7 +112,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   for (uint64_t i = 0; i < pg->nblocks; i++)
     if (file_off + i * pg->block < zero_from) pg->b[i].flags = F_ONFILE;
   memset(pg->fault_buf, 0, pg->block);
-  pg->zero_hash = pager_hash_block(pg->fault_buf, pg->block);
+  pg->zero_hash = mpisw_pager_hash_block(pg->fault_buf, pg->block);
   madvise(pg->slots, (uint64_t)pg->nworkers * pg->block, MADV_NOHUGEPAGE);
 
   /* From here on the range changes: anonymous memory, registered. */
@@ -120,15 +120,15 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
   int ok = m != MAP_FAILED, err = ok ? 0 : errno;
   if (ok) madvise(addr, len, MADV_NOHUGEPAGE);
-  if (ok && (pager_register_range(pg->uffd, addr, len,
+  if (ok && (mpisw_pager_register_range(pg->uffd, addr, len,
                             UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP) ||
-             pager_register_range(pg->uffd, pg->slots, (uint64_t)pg->nworkers * pg->block,
+             mpisw_pager_register_range(pg->uffd, pg->slots, (uint64_t)pg->nworkers * pg->block,
                             UFFDIO_REGISTER_MODE_MISSING))) {
     ok = 0;
     err = errno;
   }
   /* pthread_create returns its error; it does not set errno */
-  if (ok && (err = pthread_create(&pg->fault_thread, NULL, pager_fault_main, pg))) ok = 0;
+  if (ok && (err = pthread_create(&pg->fault_thread, NULL, mpisw_pager_fault_main, pg))) ok = 0;
   int started = 0;
   for (int k = 0; ok && k < pg->nworkers; k++) {
     struct worker_arg *wa = malloc(sizeof *wa);
@@ -138,7 +138,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
     }
     wa->pg = pg;
     wa->id = k;
-    if ((err = pthread_create(&pg->workers[k], NULL, pager_worker_main, wa))) {
+    if ((err = pthread_create(&pg->workers[k], NULL, mpisw_pager_worker_main, wa))) {
       free(wa);
       break;
     }
@@ -200,7 +200,7 @@ int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
    * Syncs go one at a time: a second one must not find pages the first has
    * write-protected but not yet marked, and return before they are saved. */
   pthread_mutex_lock(&pg->sync_mu);
-  if (pager_scan_written(pg, pg->addr, pg->len, 1, collect) < 0) {
+  if (mpisw_pager_scan_written(pg, pg->addr, pg->len, 1, collect) < 0) {
     pthread_mutex_unlock(&pg->sync_mu);
     return mpisw_fail(e, MPISW_K_IO, "pager: PAGEMAP_SCAN failed: %s", strerror(errno));
   }

@@ -10,7 +10,7 @@
 #include "pager/pager_internal.h"
 
 /* Queues evictions until the blocks that stay fit with headroom. */
-void pager_maybe_evict_locked(struct mpisw_pager *pg) {
+void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg) {
   uint64_t tries = pg->fifo.n;
   while (pg->held - pg->evq + pg->headroom > pg->max + pg->stuck && pg->fifo.n && tries--) {
     uint32_t i = ring_pop(&pg->fifo);
@@ -37,11 +37,11 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   pg->evq--;
   pg->nevicting++;
   pthread_mutex_unlock(&pg->mu);
-  int dirty = pager_scan_written(pg, src, n, 0, NULL) != 0; /* errors count as dirty */
-  int moved = pager_move(pg, slot, src, n, UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES, 100) == 0;
+  int dirty = mpisw_pager_scan_written(pg, src, n, 0, NULL) != 0; /* errors count as dirty */
+  int moved = mpisw_pager_move(pg, slot, src, n, UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES, 100) == 0;
   if (!moved) { /* pinned or shared pages: keep the block */
     if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
-    pager_move_back(pg, slot, src, n);
+    mpisw_pager_move_back(pg, slot, src, n);
     pthread_mutex_lock(&pg->mu);
     int first = !(bl->flags & F_STUCK);
     pthread_mutex_unlock(&pg->mu);
@@ -49,7 +49,7 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
      * are this process's own; make them so while the block is still ours. */
     if (first) {
       PAGER_WINDOW_ACCESS_BEGIN(); /* atomic adds of zero beside the application's writes */
-      pager_touch_present(pg, src, n);
+      mpisw_pager_touch_present(pg, src, n);
       PAGER_WINDOW_ACCESS_END();
     }
     pthread_mutex_lock(&pg->mu);
@@ -77,16 +77,16 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
   int refl = (bl->flags & F_REFLUSH) != 0, readerr = (bl->flags & F_READERR) != 0;
   bl->flags &= ~(unsigned)(F_REFLUSH | F_READERR);
   pthread_mutex_unlock(&pg->mu);
-  if (!dirty) dirty = refl || pager_hash_block(slot, n) != bl->hash;
+  if (!dirty) dirty = refl || mpisw_pager_hash_block(slot, n) != bl->hash;
   if (readerr && dirty) /* its zeros must not replace the file's data */
-    pager_set_error(pg, EIO, "write-back of a block the file could not be read into");
+    mpisw_pager_set_error(pg, EIO, "write-back of a block the file could not be read into");
   if (readerr) dirty = 0;
   uint64_t wrote = 0;
-  int rc = dirty ? pager_write_block(pg, i, slot, &wrote) : 0;
+  int rc = dirty ? mpisw_pager_write_block(pg, i, slot, &wrote) : 0;
   if (rc) { /* keep the data: back into the window, marked written again */
-    pager_set_error(pg, rc, "write-back");
-    pager_move_back(pg, slot, src, n);
-    pager_unprotect(pg, src, n);
+    mpisw_pager_set_error(pg, rc, "write-back");
+    mpisw_pager_move_back(pg, slot, src, n);
+    mpisw_pager_unprotect(pg, src, n);
   }
   madvise(slot, pg->block, MADV_DONTNEED);
   pthread_mutex_lock(&pg->mu);
@@ -133,16 +133,16 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
   int rc = 0;
   if (present && readerr) { /* its zeros must not replace the file's data */
     rc = EIO;
-    pager_set_error(pg, rc, "write-back of a block the file could not be read into");
+    mpisw_pager_set_error(pg, rc, "write-back of a block the file could not be read into");
   } else if (present) {
-    pager_scan_written(pg, src, n, 1, NULL);
+    mpisw_pager_scan_written(pg, src, n, 1, NULL);
     PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
-    h = pager_hash_block(src, n);
-    rc = pager_write_block(pg, i, src, &wrote);
+    h = mpisw_pager_hash_block(src, n);
+    rc = mpisw_pager_write_block(pg, i, src, &wrote);
     PAGER_WINDOW_ACCESS_END();
     if (rc) { /* not saved: marked written again, for the next sync */
-      pager_set_error(pg, rc, "write-back");
-      pager_unprotect(pg, src, n);
+      mpisw_pager_set_error(pg, rc, "write-back");
+      mpisw_pager_unprotect(pg, src, n);
     }
   }
   pthread_mutex_lock(&pg->mu);
@@ -154,7 +154,7 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
     if (bl->flags & F_WFAIL) { /* written at last: evictable, back under the budget */
       bl->flags &= ~(unsigned)(F_WFAIL | F_STUCK);
       pg->stuck--;
-      pager_maybe_evict_locked(pg);
+      mpisw_pager_maybe_evict_locked(pg);
     }
   }
   if (present && (bl->flags & F_REFLUSH)) { /* again, still pending */
@@ -168,7 +168,7 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
   pthread_mutex_unlock(&pg->mu);
 }
 
-void *pager_worker_main(void *arg) {
+void *mpisw_pager_worker_main(void *arg) {
   struct worker_arg *wa = arg;
   struct mpisw_pager *pg = wa->pg;
   char *slot = pg->slots + (uint64_t)wa->id * pg->block;
@@ -202,7 +202,7 @@ void *pager_worker_main(void *arg) {
       pg->loading++;
       pg->st.readaheads++;
       pthread_mutex_unlock(&pg->mu);
-      pager_load(pg, i, buf, 0);
+      mpisw_pager_load(pg, i, buf, 0);
     }
     pthread_mutex_lock(&pg->mu);
   }

@@ -9,7 +9,7 @@
 #include "pager/pager_internal.h"
 
 /* Loads block i into memory through buf. Caller set LOADING and counted it. */
-void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
+void mpisw_pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   struct block *bl = &pg->b[i];
   uint64_t n = pager_block_bytes(pg, i);
   char *dst = pg->addr + i * pg->block;
@@ -23,19 +23,19 @@ void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   int rc = 0, fresh = !(flags & F_ONFILE) || (flags & F_OVERWRITE);
   if (fresh) {
     memset(buf, 0, n);
-    if (n != pg->block) h = pager_hash_block(buf, n);
+    if (n != pg->block) h = mpisw_pager_hash_block(buf, n);
   } else {
     if (pg->debug > 1) fprintf(stderr, "pager: read block %llu\n", (unsigned long long)i);
-    rc = pager_read_block(pg, i, buf, &got);
+    rc = mpisw_pager_read_block(pg, i, buf, &got);
     if (rc) {
-      pager_set_error(pg, rc, "read");
+      mpisw_pager_set_error(pg, rc, "read");
       memset(buf, 0, n);
     }
-    h = pager_hash_block(buf, n);
+    h = mpisw_pager_hash_block(buf, n);
   }
-  int crc = pager_uffd_copy(pg, dst, buf, n, !for_write);
+  int crc = mpisw_pager_uffd_copy(pg, dst, buf, n, !for_write);
   if (crc && pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_COPY of block %llu: %s\n", (unsigned long long)i, strerror(crc));
-  if (crc && crc != ENOENT && crc != ESRCH) pager_set_error(pg, crc, "UFFDIO_COPY");
+  if (crc && crc != ENOENT && crc != ESRCH) mpisw_pager_set_error(pg, crc, "UFFDIO_COPY");
   pthread_mutex_lock(&pg->mu);
   bl->hash = h;
   bl->state = PRESENT;
@@ -53,7 +53,7 @@ void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   pg->st.zero_loads += (uint64_t)fresh;
   pg->st.bytes_read += got;
   pg->loading--;
-  pager_maybe_evict_locked(pg);
+  mpisw_pager_maybe_evict_locked(pg);
   pthread_cond_broadcast(&pg->cv);
   pthread_mutex_unlock(&pg->mu);
 }
@@ -80,7 +80,7 @@ static void serve_fault(struct mpisw_pager *pg, uint64_t off, int write) {
   for (;;) {
     if (bl->state == ABSENT && pg->held < pg->max + pg->stuck) break;
     if (bl->state == PRESENT) break;
-    if (bl->state == ABSENT) pager_maybe_evict_locked(pg);
+    if (bl->state == ABSENT) mpisw_pager_maybe_evict_locked(pg);
     if (bl->state == LOADING && seq) readahead_locked(pg, i);
     pthread_cond_wait(&pg->cv, &pg->mu);
   }
@@ -96,7 +96,7 @@ static void serve_fault(struct mpisw_pager *pg, uint64_t off, int write) {
   pg->loading++;
   if (seq) readahead_locked(pg, i);
   pthread_mutex_unlock(&pg->mu);
-  pager_load(pg, i, pg->fault_buf, write);
+  mpisw_pager_load(pg, i, pg->fault_buf, write);
 }
 
 /* Faults inside the staging slots (only holes of a moved block): zeros. */
@@ -106,7 +106,7 @@ static void serve_slot_fault(struct mpisw_pager *pg, uint64_t addr) {
   ioctl(pg->uffd, UFFDIO_ZEROPAGE, &z);
 }
 
-void *pager_fault_main(void *arg) {
+void *mpisw_pager_fault_main(void *arg) {
   struct mpisw_pager *pg = arg;
   struct pollfd fds[2] = {{.fd = pg->uffd, .events = POLLIN}, {.fd = pg->wake_fd, .events = POLLIN}};
   uint64_t slots_len = (uint64_t)pg->nworkers * pg->block;

@@ -152,29 +152,29 @@ struct worker_arg {
 };
 
 /* ---- pager_io.c: file I/O and change detection ---- */
-uint64_t pager_hash_block(const void *p, uint64_t n);
-void pager_set_error(struct mpisw_pager *pg, int err, const char *what);
-int pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
-int pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote);
+uint64_t mpisw_pager_hash_block(const void *p, uint64_t n);
+void mpisw_pager_set_error(struct mpisw_pager *pg, int err, const char *what);
+int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
+int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote);
 
 /* ---- pager_kernel.c: userfaultfd and pagemap ---- */
-int pager_open_uffd(struct mpisw_error *e);
-int pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode);
-int pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp);
-int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
+int mpisw_pager_open_uffd(struct mpisw_error *e);
+int mpisw_pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode);
+int mpisw_pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp);
+int mpisw_pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
                        void (*each)(struct mpisw_pager *, const struct page_region *, long));
-int pager_move(struct mpisw_pager *pg, char *dst, char *src, uint64_t len, uint64_t mode,
+int mpisw_pager_move(struct mpisw_pager *pg, char *dst, char *src, uint64_t len, uint64_t mode,
                int tries);
-void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n);
-void pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n);
-void pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n);
+void mpisw_pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n);
+void mpisw_pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n);
+void mpisw_pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n);
 
 /* ---- pager_fault.c: loads on faults, read-ahead ---- */
-void pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write);
-void *pager_fault_main(void *arg);
+void mpisw_pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write);
+void *mpisw_pager_fault_main(void *arg);
 
 /* ---- pager_evict.c: the memory budget, evictions, write-backs ---- */
-void pager_maybe_evict_locked(struct mpisw_pager *pg);
-void *pager_worker_main(void *arg);
+void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg);
+void *mpisw_pager_worker_main(void *arg);
 
 #endif

@@ -10,7 +10,7 @@
 /* Change detection, not cryptography: a Fletcher-style sum in four lanes
  * (position-dependent, so moved or swapped words change it), fast enough to
  * run on every block the pager loads or evicts clean. */
-uint64_t pager_hash_block(const void *p, uint64_t n) {
+uint64_t mpisw_pager_hash_block(const void *p, uint64_t n) {
   const uint64_t *w = p;
   uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
   for (uint64_t i = 0; i + 4 <= n / 8; i += 4) {
@@ -30,7 +30,7 @@ uint64_t pager_hash_block(const void *p, uint64_t n) {
   return (h ^ b3 ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
 }
 
-void pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
+void mpisw_pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
   if (pg->debug) fprintf(stderr, "mpisw pager: %s failed: %s\n", what, strerror(err));
   pthread_mutex_lock(&pg->mu);
   if (!pg->err) {
@@ -42,7 +42,7 @@ void pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
 
 /* Fills dst with block i from the file (zeros past EOF or in new space);
  * *got is the number of bytes the file gave. */
-int pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
+int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
   uint64_t n = pager_block_bytes(pg, i), off = pg->file_off + i * pg->block, done = 0;
   while (done < n) {
     ssize_t r = pread(pg->dfd, dst + done, n - done, (off_t)(off + done));
@@ -71,7 +71,7 @@ static int write_buffered(struct mpisw_pager *pg, const char *src, uint64_t lo, 
  * writes flush the cache of their range first, and the sync's fdatasync
  * makes the edges durable. *wrote: bytes written (counted by the caller,
  * under the lock, with the write-back). */
-int pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
+int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
   uint64_t off = pg->file_off + i * pg->block, end = off + pager_block_bytes(pg, i);
   uint64_t lo = off > pg->data_start ? off : pg->data_start;
   uint64_t hi = end < pg->data_end ? end : pg->data_end;

@@ -10,7 +10,7 @@
 
 #include "pager/pager_internal.h"
 
-int pager_open_uffd(struct mpisw_error *e) {
+int mpisw_pager_open_uffd(struct mpisw_error *e) {
   int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return mpisw_fail(e, MPISW_K_ACCESS, "userfaultfd unavailable: %s%s", strerror(errno),
@@ -28,7 +28,7 @@ int pager_open_uffd(struct mpisw_error *e) {
 }
 
 int mpisw_pager_probe(struct mpisw_error *e) {
-  int fd = pager_open_uffd(e);
+  int fd = mpisw_pager_open_uffd(e);
   if (fd < 0) return -1;
   close(fd);
   int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -39,14 +39,14 @@ int mpisw_pager_probe(struct mpisw_error *e) {
   return 0;
 }
 
-int pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode) {
+int mpisw_pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode) {
   struct uffdio_register r = {.range = {.start = (uintptr_t)p, .len = n}, .mode = mode};
   return ioctl(uffd, UFFDIO_REGISTER, &r);
 }
 
 /* wp: map write-protected (clean); without it the pages count as written,
  * which saves a write-protect fault per page of a block loaded for a write. */
-int pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp) {
+int mpisw_pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp) {
   uint64_t done = 0;
   while (done < n) {
     struct uffdio_copy c = {.dst = (uintptr_t)(dst + done), .src = (uintptr_t)(src + done),
@@ -94,7 +94,7 @@ static int pm_walk(struct mpisw_pager *pg, char *p, uint64_t n, struct pm_scan_a
 
 /* Moves [src, src+len) to dst, going on after partial moves and EAGAIN for
  * up to tries attempts. 0 when all moved, else -1 with errno. */
-int pager_move(struct mpisw_pager *pg, char *dst, char *src, uint64_t len, uint64_t mode,
+int mpisw_pager_move(struct mpisw_pager *pg, char *dst, char *src, uint64_t len, uint64_t mode,
                int tries) {
   struct uffdio_move m = {.dst = (uintptr_t)dst, .src = (uintptr_t)src, .len = len, .mode = mode};
   for (int t = 0; t < tries; t++) {
@@ -124,7 +124,7 @@ static int on_written(struct mpisw_pager *pg, const struct page_region *v, long 
 /* 1 if a page of [p, p+n) was written since it was last write-protected;
  * with reprotect, write-protects those pages again. each (if any) gets the
  * written regions a batch at a time. -1 on error. */
-int pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
+int mpisw_pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
                        void (*each)(struct mpisw_pager *, const struct page_region *, long)) {
   struct pm_scan_arg q = {.category_mask = PAGE_IS_WRITTEN,
                           .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
@@ -154,14 +154,14 @@ static int move_regions_back(struct mpisw_pager *pg, const struct page_region *v
                              void *arg) {
   struct move_back_arg *mb = arg;
   for (long k = 0; k < r; k++)
-    pager_move(pg, mb->src + (v[k].start - (uintptr_t)mb->slot), (char *)(uintptr_t)v[k].start,
+    mpisw_pager_move(pg, mb->src + (v[k].start - (uintptr_t)mb->slot), (char *)(uintptr_t)v[k].start,
                v[k].end - v[k].start, 0, 1000);
   return 0;
 }
 
 /* Moves every page in the slot back to the same place in the block (a
  * failed or partial UFFDIO_MOVE may have taken some of them). */
-void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n) {
+void mpisw_pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n) {
   struct move_back_arg mb = {slot, src};
   each_page_region(pg, slot, n, move_regions_back, &mb);
   madvise(slot, pg->block, MADV_DONTNEED);
@@ -169,7 +169,7 @@ void pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64_t n) 
 
 /* Marks [p, p+n) written (no write-protect), as after a write the pager has
  * not saved: the next scan finds it. */
-void pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n) {
+void mpisw_pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n) {
   struct uffdio_writeprotect w = {.range = {.start = (uintptr_t)p, .len = n}, .mode = 0};
   ioctl(pg->uffd, UFFDIO_WRITEPROTECT, &w);
 }
@@ -188,6 +188,6 @@ static int touch_regions(struct mpisw_pager *pg, const struct page_region *v, lo
  * (an atomic add of zero: it cannot lose a concurrent store), so pages
  * shared copy-on-write with a forked child become this process's own and
  * can be moved. Missing pages are left alone: touching one would fault. */
-void pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n) {
+void mpisw_pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n) {
   each_page_region(pg, p, n, touch_regions, NULL);
 }

@@ -21,16 +21,11 @@ static int missing(const char *symbol) {
 #define MPISW_CALL_C MPISW_CALL
 #define MPISW_CALL4(name, params, args)
 #include "pmpi/calls.def"
-#if MPI_VERSION >= 4
-#define MPISW_COUNT MPI_Count
-#define MPISW_DISP MPI_Aint
-#define MPISW_CALL(name, params, args)
 #define MPISW_CALL_C(name, params, args) \
   static int missing_##name##_c params { return missing("PMPI_" #name "_c"); }
 #define MPISW_CALL4(name, params, args) \
   static int missing_##name params { return missing("PMPI_" #name); }
-#include "pmpi/calls.def"
-#endif
+#include "pmpi/calls_c.def"
 
 /* The MPI library itself, found through a call mpisw does not take over:
  * the fallback when nothing follows mpisw in the link order (RTLD_NEXT
@@ -64,10 +59,7 @@ __attribute__((constructor(101))) static void find_next_calls(void) {
 #define MPISW_CALL_C MPISW_CALL
 #define MPISW_CALL4(name, params, args)
 #include "pmpi/calls.def"
-#if MPI_VERSION >= 4
-#define MPISW_CALL(name, params, args)
 #define MPISW_CALL_C(name, params, args) SET(name##_c, "PMPI_" #name "_c", missing_##name##_c);
 #define MPISW_CALL4(name, params, args) SET(name, "PMPI_" #name, missing_##name);
-#include "pmpi/calls.def"
-#endif
+#include "pmpi/calls_c.def"
 }

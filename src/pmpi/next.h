@@ -18,14 +18,9 @@ struct mpisw_next_calls {
 #define MPISW_CALL_C(name, params, args) int(*name) params;
 #define MPISW_CALL4(name, params, args)
 #include "pmpi/calls.def"
-#if MPI_VERSION >= 4
-#define MPISW_COUNT MPI_Count
-#define MPISW_DISP MPI_Aint
-#define MPISW_CALL(name, params, args)
 #define MPISW_CALL_C(name, params, args) int(*name##_c) params;
 #define MPISW_CALL4(name, params, args) int(*name) params;
-#include "pmpi/calls.def"
-#endif
+#include "pmpi/calls_c.def"
 };
 
 /* Filled when the library is loaded (pmpi/next.c): the next definition

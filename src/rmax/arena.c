@@ -37,7 +37,7 @@ static uint32_t free_slots[SLOTS];
 static int nfree_slots;
 static uint64_t next_gen = 1;
 
-MPI_Win rmax_arena_win(void) { return arena; }
+MPI_Win mpisw_rmax_arena_win(void) { return arena; }
 
 /* MPISW_ARENA_SIZE (validated by core/config.c's table) must fit the memory
  * this process may use, or the MPI tries to allocate it and stalls or fails
@@ -62,7 +62,7 @@ static uint64_t arena_size(void) {
   return 0;
 }
 
-int rmax_arena_init(void) {
+int mpisw_rmax_arena_init(void) {
   uint64_t heap = arena_size();
   total = SLOT_BYTES + (MPI_Aint)heap;
   MPI_Errhandler eh = mpisw_comm_errors_return(MPI_COMM_WORLD);
@@ -88,7 +88,7 @@ int rmax_arena_init(void) {
   return 0;
 }
 
-void rmax_arena_finalize(void) {
+void mpisw_rmax_arena_finalize(void) {
   if (arena == MPI_WIN_NULL) return;
   mpisw_next.Win_unlock_all(arena);
   mpisw_next.Win_free(&arena);
@@ -100,7 +100,7 @@ void rmax_arena_finalize(void) {
   }
 }
 
-void *rmax_arena_alloc(size_t size) {
+void *mpisw_rmax_arena_alloc(size_t size) {
   if (arena == MPI_WIN_NULL || size == 0) return NULL;
   MPI_Aint want = (MPI_Aint)((size + ALIGN - 1) / ALIGN * ALIGN);
   void *p = NULL;
@@ -125,7 +125,7 @@ void *rmax_arena_alloc(size_t size) {
   return p;
 }
 
-int rmax_arena_free(void *p) {
+int mpisw_rmax_arena_free(void *p) {
   if (arena == MPI_WIN_NULL || (char *)p < base || (char *)p >= base + total) return 0;
   MPI_Aint off = (char *)p - base;
   pthread_mutex_lock(&mu);
@@ -150,14 +150,14 @@ int rmax_arena_free(void *p) {
   return 1;
 }
 
-MPI_Aint rmax_arena_offset(const void *p, MPI_Aint size) {
+MPI_Aint mpisw_rmax_arena_offset(const void *p, MPI_Aint size) {
   const char *c = p;
   if (arena == MPI_WIN_NULL || c < base + SLOT_BYTES || size < 0 || c + size > base + total)
     return -1;
   return c - base;
 }
 
-int rmax_slot_take(uint32_t *slot, uint64_t *gen) {
+int mpisw_rmax_slot_take(uint32_t *slot, uint64_t *gen) {
   if (arena == MPI_WIN_NULL) return -1;
   pthread_mutex_lock(&mu);
   int ok = nfree_slots > 0;
@@ -171,7 +171,7 @@ int rmax_slot_take(uint32_t *slot, uint64_t *gen) {
   return ok ? 0 : -1;
 }
 
-void rmax_slot_release(uint32_t slot) {
+void mpisw_rmax_slot_release(uint32_t slot) {
   if (arena == MPI_WIN_NULL || slot >= SLOTS) return;
   pthread_mutex_lock(&mu);
   __atomic_store_n((uint64_t *)(base + (MPI_Aint)slot * 8), 0, __ATOMIC_RELEASE);
@@ -180,7 +180,7 @@ void rmax_slot_release(uint32_t slot) {
   mpisw_next.Win_sync(arena);
 }
 
-int rmax_slot_read(int owner, uint32_t slot, uint64_t *gen) {
+int mpisw_rmax_slot_read(int owner, uint32_t slot, uint64_t *gen) {
   if (arena == MPI_WIN_NULL || slot >= SLOTS) return -1;
   int me = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &me);

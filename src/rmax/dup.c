@@ -6,31 +6,31 @@
 #include "rmax/rmax.h"
 #include "rmax/api.h"
 
-int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
+int mpisw_rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
   static const char *routine = "MPIX_Win_dup_with_info";
-  if (!newwin) return rmax_error(routine, win, "newwin is NULL");
-  if (win == MPI_WIN_NULL) return rmax_error(routine, MPI_WIN_NULL, "win is MPI_WIN_NULL");
-  struct rmax_win *from = rmax_lookup(win);
+  if (!newwin) return mpisw_rmax_error(routine, win, "newwin is NULL");
+  if (win == MPI_WIN_NULL) return mpisw_rmax_error(routine, MPI_WIN_NULL, "win is MPI_WIN_NULL");
+  struct rmax_win *from = mpisw_rmax_lookup(win);
   if (from && from->kind == RMAX_MEMH)
-    return rmax_error(routine, win, "a memory-handle window cannot be duplicated");
-  struct rmax_win *root = from ? from->root : rmax_root_of(win);
-  if (!root) return rmax_error(routine, win, "out of memory for the duplicate's state");
+    return mpisw_rmax_error(routine, win, "a memory-handle window cannot be duplicated");
+  struct rmax_win *root = from ? from->root : mpisw_rmax_root_of(win);
+  if (!root) return mpisw_rmax_error(routine, win, "out of memory for the duplicate's state");
   MPI_Win nw;
-  int rc = rmax_local_handle(routine, root->handle, &nw);
+  int rc = mpisw_rmax_local_handle(routine, root->handle, &nw);
   if (rc != MPI_SUCCESS) return rc;
-  struct rmax_win *d = rmax_new(nw, RMAX_DUP);
+  struct rmax_win *d = mpisw_rmax_new(nw, RMAX_DUP);
   if (d) {
     d->root = root;
     d->via = root->handle;
     d->keys = (from ? from : root)->keys;   /* inherited ... */
-    rmax_keys_apply(d, info);                /* ... and overridden */
+    mpisw_rmax_keys_apply(d, info);                /* ... and overridden */
     d->nranks = root->nranks;
     d->pending = calloc((size_t)d->nranks, 1);
   }
-  if (!d || !d->pending || rmax_insert(d)) {
-    rmax_destroy(d);
+  if (!d || !d->pending || mpisw_rmax_insert(d)) {
+    mpisw_rmax_destroy(d);
     mpisw_next.Win_free(&nw);
-    return rmax_error(routine, win, "out of memory for the duplicate's state");
+    return mpisw_rmax_error(routine, win, "out of memory for the duplicate's state");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
   *newwin = nw;
@@ -41,23 +41,23 @@ int rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
  * is dropped from the table after the MPI freed it; its state stays while
  * children hold it (freeing a parent first is erroneous, never a crash) and
  * goes with the last of them. */
-int rmax_free(MPI_Win *win, int *handled) {
-  struct rmax_win *w = rmax_lookup(*win);
+int mpisw_rmax_free(MPI_Win *win, int *handled) {
+  struct rmax_win *w = mpisw_rmax_lookup(*win);
   *handled = 0;
   if (!w) return MPI_SUCCESS;
   if (w->kind == RMAX_PLAIN) {
-    rmax_remove(w);
+    mpisw_rmax_remove(w);
     /* The window module's arrays go with the MPI window; duplicates that
      * outlive it must not read them. */
     w->shift = w->shift_du = NULL;
-    if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_SEQ_CST) == 0) rmax_destroy(w);
+    if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_SEQ_CST) == 0) mpisw_rmax_destroy(w);
     return MPI_SUCCESS; /* the caller frees the MPI window */
   }
   *handled = 1;
-  rmax_remove(w);
-  int rc = rmax_handle_release(w, win);
+  mpisw_rmax_remove(w);
+  int rc = mpisw_rmax_handle_release(w, win);
   struct rmax_win *root = w->root;
-  rmax_destroy(w);
-  if (__atomic_sub_fetch(&root->refs, 1, __ATOMIC_SEQ_CST) == 0) rmax_destroy(root);
+  mpisw_rmax_destroy(w);
+  if (__atomic_sub_fetch(&root->refs, 1, __ATOMIC_SEQ_CST) == 0) mpisw_rmax_destroy(root);
   return rc;
 }

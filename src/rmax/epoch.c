@@ -9,7 +9,7 @@
 #include "rmax/rmax.h"
 #include "rmax/epoch_api.h"
 
-void rmax_epoch_init(struct rmax_win *root, int counting) {
+void mpisw_rmax_epoch_init(struct rmax_win *root, int counting) {
   __atomic_store_n(&root->ep.lock_all, 0, __ATOMIC_RELAXED);
   for (int r = 0; root->ep.locks && r < root->ep.nranks; r++)
     __atomic_store_n(&root->ep.locks[r], 0, __ATOMIC_RELAXED);
@@ -17,14 +17,14 @@ void rmax_epoch_init(struct rmax_win *root, int counting) {
   __atomic_store_n(&root->ep.known, 1, __ATOMIC_RELEASE);
 }
 
-void rmax_epoch_watch(struct rmax_win *root) {
+void mpisw_rmax_epoch_watch(struct rmax_win *root) {
   if (__atomic_load_n(&root->ep.counting, __ATOMIC_ACQUIRE)) return;
   /* an epoch may be open already: a missing lock is no longer certain */
   __atomic_store_n(&root->ep.known, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&root->ep.counting, 1, __ATOMIC_RELEASE);
 }
 
-int rmax_flush_guarded(MPI_Win win, int rank) {
+int mpisw_rmax_flush_guarded(MPI_Win win, int rank) {
   MPI_Errhandler eh = mpisw_win_errors_return(win);
   int rc = mpisw_next.Win_flush(rank, win);
   mpisw_win_errors_restore(win, eh);
@@ -55,7 +55,7 @@ static int flush_arena(struct rmax_win *r) {
   if (!__atomic_load_n(&r->arena_dirty, __ATOMIC_RELAXED) ||
       !__atomic_exchange_n(&r->arena_dirty, 0, __ATOMIC_ACQ_REL))
     return MPI_SUCCESS;
-  return mpisw_next.Win_flush_all(rmax_arena_win());
+  return mpisw_next.Win_flush_all(mpisw_rmax_arena_win());
 }
 
 static void clear_pending(struct rmax_win *w, int rank) {
@@ -71,14 +71,14 @@ static int memh_rank(const char *routine, struct rmax_win *w, int rank, int *out
     return MPI_SUCCESS;
   }
   if (rank != w->target)
-    return rmax_error(routine, w->handle,
+    return mpisw_rmax_error(routine, w->handle,
                       "target %d is not the memory-handle window's only target %d", rank,
                       w->target);
   *out = rank;
   return MPI_SUCCESS;
 }
 
-int rmax_lock(struct rmax_win *w, int type, int rank, int assert) {
+int mpisw_rmax_lock(struct rmax_win *w, int type, int rank, int assert) {
   int r = rank, rc = memh_rank("MPI_Win_lock", w, rank, &r);
   if (rc) return rc;
   rc = mpisw_next.Win_lock(type, r, assert, w->root->handle);
@@ -86,7 +86,7 @@ int rmax_lock(struct rmax_win *w, int type, int rank, int assert) {
   return rc;
 }
 
-int rmax_unlock(struct rmax_win *w, int rank) {
+int mpisw_rmax_unlock(struct rmax_win *w, int rank) {
   int r = rank, rc = memh_rank("MPI_Win_unlock", w, rank, &r);
   if (rc) return rc;
   struct rmax_win *root = w->root;
@@ -100,13 +100,13 @@ int rmax_unlock(struct rmax_win *w, int rank) {
   return rc;
 }
 
-int rmax_lock_all(struct rmax_win *w, int assert) {
+int mpisw_rmax_lock_all(struct rmax_win *w, int assert) {
   int rc = mpisw_next.Win_lock_all(assert, w->root->handle);
   if (rc == MPI_SUCCESS) count_lock(w->root, -1, 1);
   return rc;
 }
 
-int rmax_unlock_all(struct rmax_win *w) {
+int mpisw_rmax_unlock_all(struct rmax_win *w) {
   struct rmax_win *root = w->root;
   int rc = flush_arena(root);
   if (rc == MPI_SUCCESS) rc = mpisw_next.Win_unlock_all(root->handle);
@@ -119,7 +119,7 @@ int rmax_unlock_all(struct rmax_win *w) {
 }
 
 /* flush, flush_local (local != 0), for one rank or all (rank < 0). */
-int rmax_flush(struct rmax_win *w, int rank, int local) {
+int mpisw_rmax_flush(struct rmax_win *w, int rank, int local) {
   const char *routine = local ? "MPI_Win_flush_local" : "MPI_Win_flush";
   int rc;
   if (w->kind == RMAX_MEMH) {
@@ -143,16 +143,16 @@ int rmax_flush(struct rmax_win *w, int rank, int local) {
 
 /* Active target calls: duplicates go to the parent; memory-handle windows
  * refuse them (the paper allows passive target only). */
-int rmax_active_target(struct rmax_win *w, const char *routine, MPI_Win *real) {
+int mpisw_rmax_active_target(struct rmax_win *w, const char *routine, MPI_Win *real) {
   if (w->kind == RMAX_MEMH)
-    return rmax_error(routine, w->handle,
+    return mpisw_rmax_error(routine, w->handle,
                       "memory-handle windows allow passive target synchronization only "
                       "(lock/unlock on the parent window, flush)");
   *real = w->root->handle;
   return MPI_SUCCESS;
 }
 
-int rmax_win_flush(MPI_Win win, int rank) {
-  struct rmax_win *w = mpisw_rmax_live ? rmax_lookup(win) : NULL;
-  return w ? rmax_flush(w, rank, 0) : mpisw_next.Win_flush(rank, win);
+int mpisw_rmax_win_flush(MPI_Win win, int rank) {
+  struct rmax_win *w = mpisw_rmax_live ? mpisw_rmax_lookup(win) : NULL;
+  return w ? mpisw_rmax_flush(w, rank, 0) : mpisw_next.Win_flush(rank, win);
 }

@@ -11,7 +11,7 @@ static int make(const char *routine, int kind, const char *fmt, va_list ap) {
   return mpisw_error_code(routine, &e);
 }
 
-int rmax_error(const char *routine, MPI_Win win, const char *fmt, ...) {
+int mpisw_rmax_error(const char *routine, MPI_Win win, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int code = make(routine, MPISW_K_USAGE, fmt, ap);

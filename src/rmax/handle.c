@@ -23,7 +23,7 @@ static void inherit_errhandler(MPI_Win parent, MPI_Win nw) {
   }
 }
 
-int rmax_local_handle(const char *routine, MPI_Win parent, MPI_Win *nw) {
+int mpisw_rmax_local_handle(const char *routine, MPI_Win parent, MPI_Win *nw) {
   pthread_mutex_lock(&pool_mu);
   *nw = npool ? pool[--npool] : MPI_WIN_NULL;
   pthread_mutex_unlock(&pool_mu);
@@ -39,7 +39,7 @@ int rmax_local_handle(const char *routine, MPI_Win parent, MPI_Win *nw) {
     int len = 0;
     PMPI_Error_string(rc, text, &len);
     *nw = MPI_WIN_NULL;
-    return rmax_error(routine, parent,
+    return mpisw_rmax_error(routine, parent,
                       "the MPI refused a new window handle (each duplicate or memory-handle "
                       "window takes one communicator context; MPICH allows about 2044 alive): %s",
                       text);
@@ -49,7 +49,7 @@ int rmax_local_handle(const char *routine, MPI_Win parent, MPI_Win *nw) {
   return MPI_SUCCESS;
 }
 
-void rmax_attr_note(struct rmax_win *w, int keyval, int set) {
+void mpisw_rmax_attr_note(struct rmax_win *w, int keyval, int set) {
   pthread_mutex_lock(&w->mu);
   int i = 0;
   while (i < w->nkeyvals && w->keyvals[i] != keyval) i++;
@@ -65,7 +65,7 @@ void rmax_attr_note(struct rmax_win *w, int keyval, int set) {
   pthread_mutex_unlock(&w->mu);
 }
 
-int rmax_handle_release(struct rmax_win *w, MPI_Win *win) {
+int mpisw_rmax_handle_release(struct rmax_win *w, MPI_Win *win) {
   int rc = MPI_SUCCESS;
   for (int i = 0; i < w->nkeyvals; i++) {
     int r = mpisw_next.Win_delete_attr(*win, w->keyvals[i]);
@@ -86,7 +86,7 @@ int rmax_handle_release(struct rmax_win *w, MPI_Win *win) {
   return MPI_SUCCESS;
 }
 
-void rmax_handle_pool_free(void) {
+void mpisw_rmax_handle_pool_free(void) {
   pthread_mutex_lock(&pool_mu);
   while (npool) mpisw_next.Win_free(&pool[--npool]);
   pthread_mutex_unlock(&pool_mu);

@@ -25,12 +25,12 @@ static int known(const char *op, size_t len) {
   return 0;
 }
 
-int rmax_op_intrinsic(MPI_Win win, const char *ops, int max_count, MPI_Datatype datatype,
+int mpisw_rmax_op_intrinsic(MPI_Win win, const char *ops, int max_count, MPI_Datatype datatype,
                       int *flag) {
   static const char *routine = "MPIX_Win_op_intrinsic";
-  if (!ops || !flag) return rmax_error(routine, win, "ops or flag is NULL");
-  if (max_count < 0) return rmax_error(routine, win, "max_count %d is negative", max_count);
-  if (datatype == MPI_DATATYPE_NULL) return rmax_error(routine, win, "datatype is MPI_DATATYPE_NULL");
+  if (!ops || !flag) return mpisw_rmax_error(routine, win, "ops or flag is NULL");
+  if (max_count < 0) return mpisw_rmax_error(routine, win, "max_count %d is negative", max_count);
+  if (datatype == MPI_DATATYPE_NULL) return mpisw_rmax_error(routine, win, "datatype is MPI_DATATYPE_NULL");
   const char *p = ops;
   int n = 0;
   while (*p) {
@@ -39,17 +39,17 @@ int rmax_op_intrinsic(MPI_Win win, const char *ops, int max_count, MPI_Datatype 
     while (len && (*p == ' ')) p++, len--;
     while (len && p[len - 1] == ' ') len--;
     if (!known(p, len))
-      return rmax_error(routine, win, "unknown operation \"%.*s\" in \"%s\" (use sum, replace, cas, ...)",
+      return mpisw_rmax_error(routine, win, "unknown operation \"%.*s\" in \"%s\" (use sum, replace, cas, ...)",
                         (int)len, p, ops);
     n++;
     if (!e) break;
     p = e + 1;
   }
-  if (n == 0) return rmax_error(routine, win, "ops is empty");
-  *flag = rmax_intrinsic_supported();
+  if (n == 0) return mpisw_rmax_error(routine, win, "ops is empty");
+  *flag = mpisw_rmax_intrinsic_supported();
   return MPI_SUCCESS;
 }
 
 /* No window kind of either MPI has an intrinsic path (top of this file), so
  * the answer depends on neither the window, the datatype nor the count. */
-int rmax_intrinsic_supported(void) { return 0; }
+int mpisw_rmax_intrinsic_supported(void) { return 0; }

@@ -15,14 +15,14 @@ static int is_true(const char *v) {
   return mpisw_parse_bool(v, &b) == 0 && b;
 }
 
-int rmax_has_keys(MPI_Info info) {
+int mpisw_rmax_has_keys(MPI_Info info) {
   char v[64];
   return mpisw_info_get(info, KEY_SCOPE, v, sizeof v) || mpisw_info_get(info, KEY_ORDER, v, sizeof v) ||
          mpisw_info_get(info, KEY_ACC, v, sizeof v);
 }
 
 /* Only the keys present change k: a duplicate starts from its parent's. */
-void rmax_keys_from_info(MPI_Info info, struct rmax_keys *k) {
+void mpisw_rmax_keys_from_info(MPI_Info info, struct rmax_keys *k) {
   char v[64];
   if (mpisw_info_get(info, KEY_SCOPE, v, sizeof v)) {
     if (!strcasecmp(v, "thread")) k->thread_scope = 1;
@@ -35,9 +35,9 @@ void rmax_keys_from_info(MPI_Info info, struct rmax_keys *k) {
 /* A handle's keys changed after its root was made (a duplicate, a
  * memory-handle window, MPI_Win_set_info): an ordered handle needs its
  * root's epochs counted from now on. */
-void rmax_keys_apply(struct rmax_win *w, MPI_Info info) {
-  rmax_keys_from_info(info, &w->keys);
-  if (w->keys.order) rmax_epoch_watch(w->root);
+void mpisw_rmax_keys_apply(struct rmax_win *w, MPI_Info info) {
+  mpisw_rmax_keys_from_info(info, &w->keys);
+  if (w->keys.order) mpisw_rmax_epoch_watch(w->root);
 }
 
 /* A thread-scope flush needs per-thread completion inside the MPI (the
@@ -46,15 +46,15 @@ void rmax_keys_apply(struct rmax_win *w, MPI_Info info) {
  * collective at duplication time, which MPIX_Win_dup_with_info is not; so
  * flushes stay process-wide, which is correct (a superset), and the key
  * says so. */
-int rmax_thread_scope_supported(void) { return 0; }
+int mpisw_rmax_thread_scope_supported(void) { return 0; }
 
-void rmax_keys_put(const struct rmax_win *w, MPI_Info info) {
+void mpisw_rmax_keys_put(const struct rmax_win *w, MPI_Info info) {
   const struct rmax_keys *k = w ? &w->keys : NULL;
-  int thread = k && k->thread_scope && rmax_thread_scope_supported();
+  int thread = k && k->thread_scope && mpisw_rmax_thread_scope_supported();
   PMPI_Info_set(info, KEY_SCOPE, thread ? "thread" : "process");
   /* ordering is honoured by flushing between operations to one target */
   PMPI_Info_set(info, KEY_ORDER, k && k->order ? "true" : "false");
   /* an assertion: ignoring it is always correct; it shows true only where
    * an intrinsic path exists to switch to (none here, see intrinsic.c) */
-  PMPI_Info_set(info, KEY_ACC, k && k->acc_intrinsic && rmax_intrinsic_supported() ? "true" : "false");
+  PMPI_Info_set(info, KEY_ACC, k && k->acc_intrinsic && mpisw_rmax_intrinsic_supported() ? "true" : "false");
 }

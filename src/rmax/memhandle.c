@@ -48,28 +48,28 @@ static int is_dynamic(MPI_Win win) {
   return *flavor == MPI_WIN_FLAVOR_DYNAMIC;
 }
 
-int rmax_memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandle,
+int mpisw_rmax_memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandle,
                           int *memhandle_size) {
   static const char *routine = "MPIX_Memhandle_create";
-  if (!memhandle || !memhandle_size) return rmax_error(routine, win, "memhandle or memhandle_size is NULL");
-  if (size < 0 || (!base && size > 0)) return rmax_error(routine, win, "invalid region (base %p, size %ld)", base, (long)size);
-  if (rmax_lookup(win) && rmax_lookup(win)->kind != RMAX_PLAIN)
-    return rmax_error(routine, win, "win must be the dynamic window itself, not a duplicate or memory-handle window");
-  if (!is_dynamic(win)) return rmax_error(routine, win, "win is not a dynamic window (MPI_Win_create_dynamic)");
+  if (!memhandle || !memhandle_size) return mpisw_rmax_error(routine, win, "memhandle or memhandle_size is NULL");
+  if (size < 0 || (!base && size > 0)) return mpisw_rmax_error(routine, win, "invalid region (base %p, size %ld)", base, (long)size);
+  if (mpisw_rmax_lookup(win) && mpisw_rmax_lookup(win)->kind != RMAX_PLAIN)
+    return mpisw_rmax_error(routine, win, "win must be the dynamic window itself, not a duplicate or memory-handle window");
+  if (!is_dynamic(win)) return mpisw_rmax_error(routine, win, "win is not a dynamic window (MPI_Win_create_dynamic)");
   struct live *l = calloc(1, sizeof *l);
-  if (!l) return rmax_error(routine, win, "out of memory");
+  if (!l) return mpisw_rmax_error(routine, win, "out of memory");
   l->h.magic = MAGIC;
   l->h.owner = world_rank();
   l->h.size = size;
   l->base = base;
   l->win = win;
-  MPI_Aint off = rmax_arena_offset(base, size);
+  MPI_Aint off = mpisw_rmax_arena_offset(base, size);
   if (off >= 0) {
     l->h.kind = MH_ARENA;
     l->h.where = off;
   } else {
     /* through the window module: a storage range stays known to MPI_Win_sync */
-    int rc = mpisw_win_attach(rmax_sync_win(win), base, size);
+    int rc = mpisw_win_attach(mpisw_rmax_sync_win(win), base, size);
     if (rc != MPI_SUCCESS) {
       free(l);
       return rc;
@@ -81,13 +81,13 @@ int rmax_memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandl
   }
   uint32_t slot;
   uint64_t gen;
-  if (rmax_slot_take(&slot, &gen) == 0) {
+  if (mpisw_rmax_slot_take(&slot, &gen) == 0) {
     l->h.slot = slot;
     l->h.gen = gen;
-  } else if (rmax_arena_win() != MPI_WIN_NULL) {
-    if (l->h.kind == MH_DYNAMIC) mpisw_win_detach(rmax_sync_win(win), base);
+  } else if (mpisw_rmax_arena_win() != MPI_WIN_NULL) {
+    if (l->h.kind == MH_DYNAMIC) mpisw_win_detach(mpisw_rmax_sync_win(win), base);
     free(l);
-    return rmax_error(routine, win, "too many live memory handles in this process (4096)");
+    return mpisw_rmax_error(routine, win, "too many live memory handles in this process (4096)");
   } else {
     l->h.slot = UINT32_MAX;
     pthread_mutex_lock(&mu);
@@ -104,10 +104,10 @@ int rmax_memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandl
   return MPI_SUCCESS;
 }
 
-int rmax_memhandle_release(void *memhandle, MPI_Win win) {
+int mpisw_rmax_memhandle_release(void *memhandle, MPI_Win win) {
   static const char *routine = "MPIX_Memhandle_release";
   struct wire h;
-  if (!memhandle) return rmax_error(routine, win, "memhandle is NULL");
+  if (!memhandle) return mpisw_rmax_error(routine, win, "memhandle is NULL");
   memcpy(&h, memhandle, sizeof h);
   struct live *found = NULL;
   pthread_mutex_lock(&mu);
@@ -119,11 +119,11 @@ int rmax_memhandle_release(void *memhandle, MPI_Win win) {
     }
   pthread_mutex_unlock(&mu);
   if (!found)
-    return rmax_error(routine, win,
+    return mpisw_rmax_error(routine, win,
                       "not a live memory handle of this process (released already, or never created here)");
-  if (found->h.slot != UINT32_MAX) rmax_slot_release(found->h.slot);
+  if (found->h.slot != UINT32_MAX) mpisw_rmax_slot_release(found->h.slot);
   int rc = MPI_SUCCESS;
-  if (found->h.kind == MH_DYNAMIC) rc = mpisw_win_detach(rmax_sync_win(found->win), found->base);
+  if (found->h.kind == MH_DYNAMIC) rc = mpisw_win_detach(mpisw_rmax_sync_win(found->win), found->base);
   free(found);
   return rc;
 }
@@ -138,60 +138,60 @@ static int group_to_world(MPI_Win win, int rank, int *world) {
   return rc == MPI_SUCCESS && *world != MPI_UNDEFINED ? 0 : -1;
 }
 
-int rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info,
+int mpisw_rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info,
                             int target, MPI_Win win, MPI_Win *newwin) {
   static const char *routine = "MPIX_Win_from_memhandle";
   struct wire h;
-  if (!memhandle || !newwin) return rmax_error(routine, win, "memhandle or newwin is NULL");
+  if (!memhandle || !newwin) return mpisw_rmax_error(routine, win, "memhandle or newwin is NULL");
   memcpy(&h, memhandle, sizeof h);
   if (h.magic != MAGIC || (h.kind != MH_ARENA && h.kind != MH_DYNAMIC))
-    return rmax_error(routine, win, "not a memory handle made by MPIX_Memhandle_create");
-  if (disp_unit <= 0) return rmax_error(routine, win, "disp_unit %d is not positive", disp_unit);
+    return mpisw_rmax_error(routine, win, "not a memory handle made by MPIX_Memhandle_create");
+  if (disp_unit <= 0) return mpisw_rmax_error(routine, win, "disp_unit %d is not positive", disp_unit);
   if (size < 0 || size > h.size)
-    return rmax_error(routine, win, "size %ld exceeds the memory handle's region of %ld bytes",
+    return mpisw_rmax_error(routine, win, "size %ld exceeds the memory handle's region of %ld bytes",
                       (long)size, (long)h.size);
-  struct rmax_win *pw = rmax_lookup(win);
+  struct rmax_win *pw = mpisw_rmax_lookup(win);
   if (pw && pw->kind != RMAX_PLAIN)
-    return rmax_error(routine, win, "win must be the parent dynamic window");
-  if (!is_dynamic(win)) return rmax_error(routine, win, "win is not a dynamic window");
+    return mpisw_rmax_error(routine, win, "win must be the parent dynamic window");
+  if (!is_dynamic(win)) return mpisw_rmax_error(routine, win, "win is not a dynamic window");
   int world;
   if (group_to_world(win, target, &world) || world != h.owner)
-    return rmax_error(routine, win, "target %d of the window is not the process that made the handle",
+    return mpisw_rmax_error(routine, win, "target %d of the window is not the process that made the handle",
                       target);
   if (h.slot != UINT32_MAX) {
     uint64_t gen = 0;
-    if (rmax_slot_read(h.owner, h.slot, &gen))
-      return rmax_error(routine, win, "cannot check the memory handle at its owner");
+    if (mpisw_rmax_slot_read(h.owner, h.slot, &gen))
+      return mpisw_rmax_error(routine, win, "cannot check the memory handle at its owner");
     if (gen != h.gen)
-      return rmax_error(routine, win, "the memory handle was released (MPIX_Memhandle_release)");
+      return mpisw_rmax_error(routine, win, "the memory handle was released (MPIX_Memhandle_release)");
   }
-  if (h.kind == MH_ARENA && rmax_arena_win() == MPI_WIN_NULL)
-    return rmax_error(routine, win, "the handle is in an arena, but this process has none (MPISW_ARENA_SIZE must agree)");
-  struct rmax_win *root = rmax_root_of(win);
-  if (!root) return rmax_error(routine, win, "out of memory");
+  if (h.kind == MH_ARENA && mpisw_rmax_arena_win() == MPI_WIN_NULL)
+    return mpisw_rmax_error(routine, win, "the handle is in an arena, but this process has none (MPISW_ARENA_SIZE must agree)");
+  struct rmax_win *root = mpisw_rmax_root_of(win);
+  if (!root) return mpisw_rmax_error(routine, win, "out of memory");
   MPI_Win nw;
-  int rc = rmax_local_handle(routine, win, &nw);
+  int rc = mpisw_rmax_local_handle(routine, win, &nw);
   if (rc != MPI_SUCCESS) return rc;
-  struct rmax_win *m = rmax_new(nw, RMAX_MEMH);
+  struct rmax_win *m = mpisw_rmax_new(nw, RMAX_MEMH);
   if (m) {
     m->root = root;
     m->target = target;
     m->from_arena = h.kind == MH_ARENA;
-    m->via = m->from_arena ? rmax_arena_win() : win;
+    m->via = m->from_arena ? mpisw_rmax_arena_win() : win;
     m->via_rank = m->from_arena ? h.owner : target;
     m->base_disp = (MPI_Aint)h.where;
     m->disp_unit = disp_unit;
     m->disp_unit_int = disp_unit;
     m->size = size;
     m->keys = root->keys;
-    rmax_keys_apply(m, info);
+    mpisw_rmax_keys_apply(m, info);
     m->nranks = 1;
     m->pending = calloc(1, 1);
   }
-  if (!m || !m->pending || rmax_insert(m)) {
-    rmax_destroy(m);
+  if (!m || !m->pending || mpisw_rmax_insert(m)) {
+    mpisw_rmax_destroy(m);
     mpisw_next.Win_free(&nw);
-    return rmax_error(routine, win, "out of memory");
+    return mpisw_rmax_error(routine, win, "out of memory");
   }
   __atomic_add_fetch(&root->refs, 1, __ATOMIC_SEQ_CST);
   *newwin = nw;

@@ -7,11 +7,11 @@
 #include "rmax/api.h"
 #include "rmax/rmax.h"
 
-static void after_init(void) { rmax_arena_init(); }
+static void after_init(void) { mpisw_rmax_arena_init(); }
 
 static void before_finalize(void) {
-  rmax_handle_pool_free();
-  rmax_arena_finalize();
+  mpisw_rmax_handle_pool_free();
+  mpisw_rmax_arena_finalize();
 }
 
 /* Dynamic windows are always tracked, counting their epochs from the start
@@ -22,9 +22,9 @@ static void created(MPI_Win win, MPI_Info info, int flavor, void *base, MPI_Aint
   int n;
   const MPI_Aint *shift, *du;
   int shifted = mpisw_win_disp_map(win, &n, &shift, &du);
-  if (dynamic || shifted || (info != MPI_INFO_NULL && rmax_has_keys(info))) {
+  if (dynamic || shifted || (info != MPI_INFO_NULL && mpisw_rmax_has_keys(info))) {
     /* Without its entry a shifted window's RMA would land at wrong addresses. */
-    if (!rmax_track_new(win, info, dynamic) && shifted) {
+    if (!mpisw_rmax_track_new(win, info, dynamic) && shifted) {
       fprintf(stderr, "mpisw: out of memory for a storage window's RMA state\n");
       PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
     }
@@ -38,15 +38,15 @@ const struct mpisw_module mpisw_rmax_module = {
     .win_created = created,
 };
 
-void rmax_put_info(MPI_Win win, MPI_Info info) {
-  if (mpisw_rmax_live) rmax_keys_put(rmax_lookup(win), info);
+void mpisw_rmax_put_info(MPI_Win win, MPI_Info info) {
+  if (mpisw_rmax_live) mpisw_rmax_keys_put(mpisw_rmax_lookup(win), info);
 }
 
 /* Predefined attributes of a duplicate are its parent's; a memory-handle
  * window has its own size and displacement unit. */
-int rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled) {
+int mpisw_rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled) {
   *handled = 0;
-  struct rmax_win *w = mpisw_rmax_live ? rmax_lookup(win) : NULL;
+  struct rmax_win *w = mpisw_rmax_live ? mpisw_rmax_lookup(win) : NULL;
   if (!w || w->kind == RMAX_PLAIN) return MPI_SUCCESS;
   if (keyval != MPI_WIN_BASE && keyval != MPI_WIN_SIZE && keyval != MPI_WIN_DISP_UNIT &&
       keyval != MPI_WIN_CREATE_FLAVOR && keyval != MPI_WIN_MODEL)
@@ -65,47 +65,47 @@ int rmax_get_attr(MPI_Win win, int keyval, void *value, int *flag, int *handled)
   return mpisw_win_get_attr(w->root->handle, keyval, value, flag); /* as the user made it */
 }
 
-int rmax_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
-  void *p = size > 0 ? rmax_arena_alloc((size_t)size) : NULL;
+int mpisw_rmax_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
+  void *p = size > 0 ? mpisw_rmax_arena_alloc((size_t)size) : NULL;
   if (!p) return mpisw_next.Alloc_mem(size, info, baseptr);
   *(void **)baseptr = p;
   return MPI_SUCCESS;
 }
 
-int rmax_free_mem(void *base) {
-  if (rmax_arena_free(base)) return MPI_SUCCESS;
+int mpisw_rmax_free_mem(void *base) {
+  if (mpisw_rmax_arena_free(base)) return MPI_SUCCESS;
   return mpisw_next.Free_mem(base);
 }
 
-int rmax_set_info(MPI_Win win, MPI_Info info) {
-  struct rmax_win *w = rmax_lookup(win);
+int mpisw_rmax_set_info(MPI_Win win, MPI_Info info) {
+  struct rmax_win *w = mpisw_rmax_lookup(win);
   if (w && w->kind != RMAX_PLAIN) {
-    rmax_keys_apply(w, info); /* the parent keeps its own */
+    mpisw_rmax_keys_apply(w, info); /* the parent keeps its own */
     return MPI_SUCCESS;
   }
   int rc = mpisw_next.Win_set_info(win, info);
-  if (rc != MPI_SUCCESS || info == MPI_INFO_NULL || !rmax_has_keys(info)) return rc;
-  if (!w) w = rmax_root_of(win); /* epochs unknown so far: ordering flushes guarded */
-  if (w) rmax_keys_apply(w, info);
+  if (rc != MPI_SUCCESS || info == MPI_INFO_NULL || !mpisw_rmax_has_keys(info)) return rc;
+  if (!w) w = mpisw_rmax_root_of(win); /* epochs unknown so far: ordering flushes guarded */
+  if (w) mpisw_rmax_keys_apply(w, info);
   return MPI_SUCCESS;
 }
 
-int rmax_get_group(MPI_Win win, MPI_Group *group) {
-  return mpisw_next.Win_get_group(rmax_sync_win(win), group);
+int mpisw_rmax_get_group(MPI_Win win, MPI_Group *group) {
+  return mpisw_next.Win_get_group(mpisw_rmax_sync_win(win), group);
 }
 
 /* User attributes on a duplicate or memory-handle window are remembered, so
  * that its MPI_Win_free can delete them before the handle is recycled. */
-int rmax_set_attr(MPI_Win win, int keyval, void *value) {
+int mpisw_rmax_set_attr(MPI_Win win, int keyval, void *value) {
   int rc = mpisw_next.Win_set_attr(win, keyval, value);
-  struct rmax_win *w = rc == MPI_SUCCESS && mpisw_rmax_live ? rmax_lookup(win) : NULL;
-  if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 1);
+  struct rmax_win *w = rc == MPI_SUCCESS && mpisw_rmax_live ? mpisw_rmax_lookup(win) : NULL;
+  if (w && w->kind != RMAX_PLAIN) mpisw_rmax_attr_note(w, keyval, 1);
   return rc;
 }
 
-int rmax_delete_attr(MPI_Win win, int keyval) {
+int mpisw_rmax_delete_attr(MPI_Win win, int keyval) {
   int rc = mpisw_next.Win_delete_attr(win, keyval);
-  struct rmax_win *w = rc == MPI_SUCCESS && mpisw_rmax_live ? rmax_lookup(win) : NULL;
-  if (w && w->kind != RMAX_PLAIN) rmax_attr_note(w, keyval, 0);
+  struct rmax_win *w = rc == MPI_SUCCESS && mpisw_rmax_live ? mpisw_rmax_lookup(win) : NULL;
+  if (w && w->kind != RMAX_PLAIN) mpisw_rmax_attr_note(w, keyval, 0);
   return rc;
 }

@@ -62,13 +62,13 @@ struct rmax_win {
 
 /* ---- table.c: handle -> state; readers never block each other ---- */
 
-struct rmax_win *rmax_lookup(MPI_Win win);
-int rmax_insert(struct rmax_win *w);
-void rmax_remove(struct rmax_win *w);
-struct rmax_win *rmax_new(MPI_Win handle, int kind);
-void rmax_destroy(struct rmax_win *w);
+struct rmax_win *mpisw_rmax_lookup(MPI_Win win);
+int mpisw_rmax_insert(struct rmax_win *w);
+void mpisw_rmax_remove(struct rmax_win *w);
+struct rmax_win *mpisw_rmax_new(MPI_Win handle, int kind);
+void mpisw_rmax_destroy(struct rmax_win *w);
 /* The root entry of a real window, made when missing (epoch unknown then). */
-struct rmax_win *rmax_root_of(MPI_Win win);
+struct rmax_win *mpisw_rmax_root_of(MPI_Win win);
 
 /* ---- route.c: one RMA call's target after translation ---- */
 struct rmax_op {
@@ -79,56 +79,56 @@ struct rmax_op {
 /* Fills op (identity for windows rmax does not know); returns an MPI error
  * (already raised on win) when the call is not allowed. */
 /* The same for a window already looked up (w may be NULL). */
-int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
+int mpisw_rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
                  struct rmax_op *op);
 
 /* ---- epoch.c: synchronization through handles ---- */
 /* A root tracked from its window's creation: every epoch is seen, so a
  * missing lock is certain; counting says whether epochs are counted. */
-void rmax_epoch_init(struct rmax_win *root, int counting);
+void mpisw_rmax_epoch_init(struct rmax_win *root, int counting);
 /* A handle on root asks for ordering: count root's passive epochs from now
  * on (in_passive_epoch needs them; other windows skip the counting). */
-void rmax_epoch_watch(struct rmax_win *root);
-int rmax_flush_guarded(MPI_Win win, int rank);   /* unknown epoch: errors ignored */
+void mpisw_rmax_epoch_watch(struct rmax_win *root);
+int mpisw_rmax_flush_guarded(MPI_Win win, int rank);   /* unknown epoch: errors ignored */
 
 /* ---- keys.c ---- */
-void rmax_keys_from_info(MPI_Info info, struct rmax_keys *k);
+void mpisw_rmax_keys_from_info(MPI_Info info, struct rmax_keys *k);
 /* The same into a handle made or changed later; ordering starts epoch
  * counting on its root. */
-void rmax_keys_apply(struct rmax_win *w, MPI_Info info);
-int rmax_has_keys(MPI_Info info);
+void mpisw_rmax_keys_apply(struct rmax_win *w, MPI_Info info);
+int mpisw_rmax_has_keys(MPI_Info info);
 /* Effective values written into info. */
-void rmax_keys_put(const struct rmax_win *w, MPI_Info info);
-int rmax_thread_scope_supported(void);
-int rmax_intrinsic_supported(void);
+void mpisw_rmax_keys_put(const struct rmax_win *w, MPI_Info info);
+int mpisw_rmax_thread_scope_supported(void);
+int mpisw_rmax_intrinsic_supported(void);
 /* counting: count passive epochs from the start (ordered windows, and
  * dynamic ones, whose memory-handle windows may ask for ordering later). */
-struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info, int counting);
+struct rmax_win *mpisw_rmax_track_new(MPI_Win win, MPI_Info info, int counting);
 
 /* ---- arena.c: MPI_Alloc_mem served from one allocated window ---- */
-int rmax_arena_init(void);            /* collective, at MPI_Init */
-void rmax_arena_finalize(void);
-MPI_Win rmax_arena_win(void);         /* MPI_WIN_NULL when disabled */
-void *rmax_arena_alloc(size_t size);  /* NULL: not from the arena */
-int rmax_arena_free(void *p);         /* 1 when p was arena memory */
+int mpisw_rmax_arena_init(void);            /* collective, at MPI_Init */
+void mpisw_rmax_arena_finalize(void);
+MPI_Win mpisw_rmax_arena_win(void);         /* MPI_WIN_NULL when disabled */
+void *mpisw_rmax_arena_alloc(size_t size);  /* NULL: not from the arena */
+int mpisw_rmax_arena_free(void *p);         /* 1 when p was arena memory */
 /* Offset of [p, p+size) inside this process's arena, or -1. */
-MPI_Aint rmax_arena_offset(const void *p, MPI_Aint size);
+MPI_Aint mpisw_rmax_arena_offset(const void *p, MPI_Aint size);
 /* Handle slots (validity generations) at the start of the arena. */
-int rmax_slot_take(uint32_t *slot, uint64_t *gen);
-void rmax_slot_release(uint32_t slot);
+int mpisw_rmax_slot_take(uint32_t *slot, uint64_t *gen);
+void mpisw_rmax_slot_release(uint32_t slot);
 /* Generation of slot at world rank owner (remote read); 0 when released. */
-int rmax_slot_read(int owner, uint32_t slot, uint64_t *gen);
+int mpisw_rmax_slot_read(int owner, uint32_t slot, uint64_t *gen);
 
 /* ---- handle.c: recycled local handles ---- */
 /* Gives the handle back: user attributes deleted (their delete callbacks
  * run), name and error handler reset, kept for the next duplicate or
  * memory-handle window (at most a few dozen), else freed. */
-int rmax_handle_release(struct rmax_win *w, MPI_Win *win);
-void rmax_handle_pool_free(void);
-void rmax_attr_note(struct rmax_win *w, int keyval, int set);
+int mpisw_rmax_handle_release(struct rmax_win *w, MPI_Win *win);
+void mpisw_rmax_handle_pool_free(void);
+void mpisw_rmax_attr_note(struct rmax_win *w, int keyval, int set);
 
 /* ---- errors ---- */
-int rmax_error(const char *routine, MPI_Win win, const char *fmt, ...)
+int mpisw_rmax_error(const char *routine, MPI_Win win, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -24,17 +24,17 @@ static void order_before(struct rmax_win *w, const struct rmax_op *op) {
   int idx = w->kind == RMAX_MEMH ? 0 : op->rank;
   if (idx < 0 || idx >= w->nranks || !w->pending) return;
   if (__atomic_exchange_n(&w->pending[idx], 1, __ATOMIC_ACQ_REL) == 0) return;
-  if (op->win == rmax_arena_win()) {
+  if (op->win == mpisw_rmax_arena_win()) {
     mpisw_next.Win_flush(op->rank, op->win); /* the arena is always in a lock_all epoch */
     return;
   }
   int passive = in_passive_epoch(w->root, op->rank);
   if (passive > 0) mpisw_next.Win_flush(op->rank, op->win);
-  else if (passive < 0) rmax_flush_guarded(op->win, op->rank);
+  else if (passive < 0) mpisw_rmax_flush_guarded(op->win, op->rank);
   /* active target epochs: operations complete at the closing call */
 }
 
-int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
+int mpisw_rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank, MPI_Aint disp,
                  struct rmax_op *op) {
   op->win = win;
   op->rank = rank;
@@ -44,7 +44,7 @@ int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank,
     op->win = w->via;
   } else if (w->kind == RMAX_MEMH) {
     if (rank != w->target)
-      return rmax_error(routine, win,
+      return mpisw_rmax_error(routine, win,
                         "target %d is not the memory-handle window's only target %d", rank,
                         w->target);
     op->win = w->via;
@@ -62,20 +62,20 @@ int rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int rank,
   return MPI_SUCCESS;
 }
 
-int rmax_target_slow(const char *routine, MPI_Win *win, int *rank, MPI_Aint *disp) {
-  struct rmax_win *w = rmax_lookup(*win);
+int mpisw_rmax_target_slow(const char *routine, MPI_Win *win, int *rank, MPI_Aint *disp) {
+  struct rmax_win *w = mpisw_rmax_lookup(*win);
   if (!w) return MPI_SUCCESS;
   struct rmax_op op;
-  int rc = rmax_route_w(routine, w, *win, *rank, *disp, &op);
+  int rc = mpisw_rmax_route_w(routine, w, *win, *rank, *disp, &op);
   *win = op.win;
   *rank = op.rank;
   *disp = op.disp;
   return rc;
 }
 
-MPI_Win rmax_sync_win(MPI_Win win) {
+MPI_Win mpisw_rmax_sync_win(MPI_Win win) {
   if (!mpisw_rmax_live) return win;
-  struct rmax_win *w = rmax_lookup(win);
+  struct rmax_win *w = mpisw_rmax_lookup(win);
   if (!w || w->kind == RMAX_PLAIN) return win;
   return w->root->handle;
 }

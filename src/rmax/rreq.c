@@ -25,8 +25,8 @@ static int cancel(void *extra, int complete) {
   return MPI_SUCCESS;
 }
 
-int rmax_remote_complete(MPI_Win win, int rank, MPI_Request *request) {
-  int rc = rmax_win_flush(win, rank); /* routes duplicates and handles */
+int mpisw_rmax_remote_complete(MPI_Win win, int rank, MPI_Request *request) {
+  int rc = mpisw_rmax_win_flush(win, rank); /* routes duplicates and handles */
   if (rc != MPI_SUCCESS) return rc;
   rc = PMPI_Grequest_start(query, release, cancel, NULL, request);
   if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(*request);

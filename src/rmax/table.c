@@ -29,7 +29,7 @@ static unsigned hash(MPI_Win win) {
   return (unsigned)(x >> 40) % BUCKETS;
 }
 
-struct rmax_win *rmax_lookup(MPI_Win win) {
+struct rmax_win *mpisw_rmax_lookup(MPI_Win win) {
   if (!mpisw_rmax_live || win == MPI_WIN_NULL) return NULL;
   for (struct node *n = __atomic_load_n(&chains[hash(win)], __ATOMIC_ACQUIRE); n;
        n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
@@ -39,7 +39,7 @@ struct rmax_win *rmax_lookup(MPI_Win win) {
   return NULL;
 }
 
-int rmax_insert(struct rmax_win *w) {
+int mpisw_rmax_insert(struct rmax_win *w) {
   struct node *n = malloc(sizeof *n);
   if (!n) return -1;
   n->w = w;
@@ -52,7 +52,7 @@ int rmax_insert(struct rmax_win *w) {
   return 0;
 }
 
-void rmax_remove(struct rmax_win *w) {
+void mpisw_rmax_remove(struct rmax_win *w) {
   pthread_mutex_lock(&table_lock);
   for (struct node **pp = &chains[hash(w->handle)]; *pp; pp = &(*pp)->next)
     if ((*pp)->w == w) {
@@ -65,7 +65,7 @@ void rmax_remove(struct rmax_win *w) {
   pthread_mutex_unlock(&table_lock);
 }
 
-struct rmax_win *rmax_new(MPI_Win handle, int kind) {
+struct rmax_win *mpisw_rmax_new(MPI_Win handle, int kind) {
   struct rmax_win *w = calloc(1, sizeof *w);
   if (!w) return NULL;
   w->handle = handle;
@@ -79,7 +79,7 @@ struct rmax_win *rmax_new(MPI_Win handle, int kind) {
   return w;
 }
 
-void rmax_destroy(struct rmax_win *w) {
+void mpisw_rmax_destroy(struct rmax_win *w) {
   if (!w) return;
   free(w->pending);
   free(w->ep.locks);
@@ -109,16 +109,16 @@ static int size_root(struct rmax_win *w) {
   return w->pending && w->ep.locks ? 0 : -1;
 }
 
-struct rmax_win *rmax_root_of(MPI_Win win) {
-  struct rmax_win *w = rmax_lookup(win);
+struct rmax_win *mpisw_rmax_root_of(MPI_Win win) {
+  struct rmax_win *w = mpisw_rmax_lookup(win);
   if (w) return w->root;
   static pthread_mutex_t make = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&make);
-  w = rmax_lookup(win); /* another thread may have made it meanwhile */
+  w = mpisw_rmax_lookup(win); /* another thread may have made it meanwhile */
   if (!w) {
-    w = rmax_new(win, RMAX_PLAIN);
-    if (w && (size_root(w) || rmax_insert(w))) {
-      rmax_destroy(w);
+    w = mpisw_rmax_new(win, RMAX_PLAIN);
+    if (w && (size_root(w) || mpisw_rmax_insert(w))) {
+      mpisw_rmax_destroy(w);
       w = NULL;
     }
   }
@@ -127,10 +127,10 @@ struct rmax_win *rmax_root_of(MPI_Win win) {
 }
 
 /* A root made at window creation knows its epochs from the start. */
-struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info, int counting) {
-  struct rmax_win *w = rmax_root_of(win);
+struct rmax_win *mpisw_rmax_track_new(MPI_Win win, MPI_Info info, int counting) {
+  struct rmax_win *w = mpisw_rmax_root_of(win);
   if (!w) return NULL;
-  rmax_keys_from_info(info, &w->keys);
-  rmax_epoch_init(w, counting || w->keys.order);
+  mpisw_rmax_keys_from_info(info, &w->keys);
+  mpisw_rmax_epoch_init(w, counting || w->keys.order);
   return w;
 }

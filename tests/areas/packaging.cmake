@@ -28,3 +28,11 @@ if(MPISW_PACKAGING_PYTHON3 AND MPISW_PACKAGING_NM)
                    ${PROJECT_SOURCE_DIR}/README.md $<TARGET_FILE:mpisw> ${MPISW_MPI_FLAVOR})
   set_tests_properties(packaging_interposed_list PROPERTIES TIMEOUT 30 LABELS "packaging")
 endif()
+# Hidden names of the static library (issue 14): a program linked with
+# libmpisw.a gets no rmax_*, kv_*, pager_* of ours.
+if(MPISW_PACKAGING_NM)
+  add_test(NAME packaging_static_symbols
+           COMMAND ${MPISW_SH} ${MPISW_TOOLS}/static_symbols.sh ${MPISW_PACKAGING_NM}
+                   $<TARGET_FILE:mpisw_static>)
+  set_tests_properties(packaging_static_symbols PROPERTIES TIMEOUT 30 LABELS "packaging")
+endif()

@@ -21,7 +21,7 @@ if(_tsan_msg)
   add_test(NAME unit_test_pager_tsan COMMAND ${MPISW_SH} -c "echo 'SKIP: ${_tsan_msg}'; exit 77")
 else()
   # Compiled from source (not the object libraries): all of it instrumented.
-  file(GLOB _pager_sources ${PROJECT_SOURCE_DIR}/src/pager/*.c ${PROJECT_SOURCE_DIR}/src/core/*.c)
+  get_property(_pager_sources GLOBAL PROPERTY MPISW_MPI_FREE_SOURCES) # src/CMakeLists.txt
   add_executable(test_pager_tsan unit/test_pager.c ${_pager_sources})
   target_include_directories(test_pager_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src
                              ${CMAKE_CURRENT_SOURCE_DIR}/unit)

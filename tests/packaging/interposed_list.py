@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """interposed_list.py README LIBRARY FLAVOR: the README's list of interposed
 calls (between <!-- interposed-calls:begin/end -->) equals the MPI_*/MPIX_*
-functions LIBRARY exports (nm -D --defined-only). The README lists the MPICH
+functions LIBRARY exports (nm -D --defined-only), and each MPI_X is exported
+as PMPI_X too. The README lists the MPICH
 build; an Open MPI build may lack only the MPI-4 large-count `_c` calls.
 Each group's "(N)" must be its number of calls, and "N in the MPICH build"
 the total."""
@@ -36,6 +37,17 @@ nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, te
                     check=True).stdout
 exported = {f[2] for f in (l.split() for l in nm.splitlines())
             if len(f) == 3 and f[1] == "T" and re.match(r"MPIX?_", f[2])}
+pmpi = {f[2] for f in (l.split() for l in nm.splitlines())
+        if len(f) == 3 and f[1] == "T" and f[2].startswith("PMPI_")}
+# Every MPI_ call is defined under its profiling name too (Fortran 2008
+# bindings and PMPI tools in front of mpisw call PMPI_X); nothing else is.
+for c in sorted(c for c in exported if c.startswith("MPI_")):
+    if "P" + c not in pmpi:
+        print(f"FAIL: {c} is exported but P{c} is not")
+        bad += 1
+for c in sorted(pmpi - {"P" + c for c in exported}):
+    print(f"FAIL: {c} is exported without {c[1:]}")
+    bad += 1
 listed_set = set(listed)
 if len(listed_set) != len(listed):
     print("FAIL: a call is listed twice")

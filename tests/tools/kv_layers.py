@@ -6,7 +6,7 @@ $<TARGET_OBJECTS:...>, maybe ;-joined); those under kvcache/ are checked.
 A file "calls" another when it uses a symbol the other defines. Besides no
 circle: the slab allocator and the log never reach the cache backend, the
 naive backend never reaches the log, and kv_open.c reaches the backends
-only through their tables (kv_cache_backend, kv_naive_backend)."""
+only through their tables (mpisw__kv_cache_backend, mpisw__kv_naive_backend)."""
 import os
 import subprocess
 import sys
@@ -56,7 +56,7 @@ def main():
     for a, b in (("kv_slab", "kv_cache"), ("kv_log", "kv_cache"), ("kv_naive", "kv_log")):
         if b in uses.get(a, {}):
             bad.append(f"{a} calls {b}: {uses[a][b]}")
-    tables = {"kv_cache": {"kv_cache_backend"}, "kv_naive": {"kv_naive_backend"}}
+    tables = {"kv_cache": {"mpisw__kv_cache_backend"}, "kv_naive": {"mpisw__kv_naive_backend"}}
     for b, allowed in tables.items():
         extra = set(uses.get("kv_open", {}).get(b, [])) - allowed
         if extra:
