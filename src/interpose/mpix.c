@@ -4,6 +4,7 @@
  * attributes of duplicates are noted (their handles are recycled). */
 #include "mpisw.h"
 #include "rmax/api.h"
+#include "win/info_keys.h"
 #include "rmax/rmax.h"
 
 static int off(const char *routine) {
@@ -64,7 +65,8 @@ MPISW_EXPORT int MPIX_Rrget_accumulate(const void *oa, int oc, MPI_Datatype odt,
 }
 
 MPISW_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-  int rc = PMPI_Win_create_dynamic(info, comm, win);
+  int rc = mpisw_disabled ? MPI_SUCCESS : mpisw_win_keys_agree("MPI_Win_create_dynamic", info, comm);
+  if (rc == MPI_SUCCESS) rc = PMPI_Win_create_dynamic(info, comm, win);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_created(*win, info, 1);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_open_win(*win, 0);
   return rc;

@@ -1,5 +1,6 @@
 /* The window calls mpisw owns. Each wrapper only routes: pass-through when
  * disabled, otherwise the window module decides. */
+#include "win/info_keys.h"
 #include "win/internal.h"
 
 MPISW_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
@@ -38,7 +39,8 @@ MPISW_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int
 
 MPISW_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                                 MPI_Comm comm, MPI_Win *win) {
-  int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+  int rc = mpisw_disabled ? MPI_SUCCESS : mpisw_win_keys_agree("MPI_Win_create", info, comm);
+  if (rc == MPI_SUCCESS) rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_win_created(*win, base, size);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_created(*win, info, 0);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_open_win(*win, size);

@@ -1,4 +1,5 @@
 /* MPI-4 large-count window calls (MPICH 4 has them; mpi4py uses them). */
+#include "win/info_keys.h"
 #include "win/internal.h"
 
 #if MPI_VERSION >= 4
@@ -35,7 +36,8 @@ MPISW_EXPORT int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
 
 MPISW_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                                   MPI_Comm comm, MPI_Win *win) {
-  int rc = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+  int rc = mpisw_disabled ? MPI_SUCCESS : mpisw_win_keys_agree("MPI_Win_create_c", info, comm);
+  if (rc == MPI_SUCCESS) rc = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_win_created(*win, base, size);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_rmax_created(*win, info, 0);
   if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_open_win(*win, size);

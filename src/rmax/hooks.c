@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rmax/api.h"
+#include "rmax/keys.h"
 #include "rmax/rmax.h"
 
 void mpisw_rmax_init(void) { rmax_arena_init(); }
@@ -80,14 +81,12 @@ int mpisw_rmax_free_mem(void *base) {
 int rmax_set_info(MPI_Win win, MPI_Info info) {
   struct rmax_win *w = rmax_lookup(win);
   if (w && w->kind != RMAX_PLAIN) {
-    rmax_keys_apply(w, info); /* the parent keeps its own */
-    return MPI_SUCCESS;
+    return rmax_keys_set("MPI_Win_set_info", w, win, info); /* the parent keeps its own */
   }
   int rc = PMPI_Win_set_info(win, info);
   if (rc != MPI_SUCCESS || info == MPI_INFO_NULL || !rmax_has_keys(info)) return rc;
   if (!w) w = rmax_root_of(win); /* epochs unknown so far: ordering flushes guarded */
-  if (w) rmax_keys_apply(w, info);
-  return MPI_SUCCESS;
+  return rmax_keys_set("MPI_Win_set_info", w, win, info); /* after the MPI's: no rank waits */
 }
 
 int rmax_get_group(MPI_Win win, MPI_Group *group) {
