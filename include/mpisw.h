@@ -15,6 +15,17 @@
 extern "C" {
 #endif
 
+/* The mark of the library's public functions: default visibility, where
+ * every other symbol of libmpisw is hidden (-fvisibility=hidden). The one
+ * definition for the library and its users; a user may define it first. */
+#ifndef MPISW_EXPORT
+#if defined(__GNUC__) || defined(__clang__)
+#define MPISW_EXPORT __attribute__((visibility("default")))
+#else
+#define MPISW_EXPORT
+#endif
+#endif
+
 #define MPISW_VERSION_MAJOR 0
 #define MPISW_VERSION_MINOR 1
 #define MPISW_VERSION_PATCH 0
@@ -76,66 +87,256 @@ enum mpisw_error_kind {
   MPISW_ERR_KIND_COUNT
 };
 
-/* Sets *errclass to the MPI error class of that kind. Call after MPI_Init. */
-int mpisw_error_class(int kind, int *errclass);
+/** \brief Sets *errclass to the MPI error class of one kind of mpisw error.
+ *
+ * The classes are added (MPI_Add_error_class) on first use; compare them with MPI_Error_class(code) of a code an
+ * MPI or mpisw call returned. Thread safe. Call between MPI_Init and
+ * MPI_Finalize.
+ *
+ * \param kind      one of enum mpisw_error_kind (MPISW_ERR_HINT ... MPISW_ERR_USAGE)
+ * \param errclass  out: the MPI error class of kind
+ * \return MPI_SUCCESS; MPI_ERR_ARG (returned, not raised) when kind is not
+ *         a member of enum mpisw_error_kind or errclass is NULL.
+ */
+MPISW_EXPORT int mpisw_error_class(int kind, int *errclass);
 
-/* Nonzero when the library interposes (it is loaded and not disabled). */
-int mpisw_active(void);
+/** \brief Tells whether the library interposes.
+ *
+ * Callable at any time, also before MPI_Init; thread safe.
+ *
+ * \return nonzero when libmpisw is loaded and not disabled (MPISW_DISABLE
+ *         unset or false), 0 when every MPI call passes through unchanged.
+ *         Never an error.
+ */
+MPISW_EXPORT int mpisw_active(void);
 
 /*
  * RMA extensions (docs/RMA_EXTENSIONS.md; Schuchart et al., "Quo Vadis MPI
  * RMA?"). Info keys: mpi_win_scope (process|thread), mpi_win_order
  * (true|false), mpi_assert_accumulate_intrinsic (true|false); MPI_Win_get_info
  * shows the effective values.
+ *
+ * Errors of the MPIX_* calls: an MPI error code of class MPISW_ERR_USAGE
+ * (mpisw_error_class) whose MPI_Error_string reads "mpisw: <call>: <reason>",
+ * raised on the window's error handler (no window: as MPI-4 raises errors
+ * without an object, on MPI_COMM_SELF; MPI-3 MPIs: MPI_COMM_WORLD), so it is returned only under MPI_ERRORS_RETURN. A bad
+ * value of one of the info keys above is class MPISW_ERR_HINT and names the
+ * key, the value and the accepted spellings. Under MPISW_DISABLE=1 the
+ * calls of this block other than MPIX_Rr* fail with MPISW_ERR_USAGE ("the
+ * RMA extensions are off"). Codes of the MPI's own classes come from the
+ * MPI calls made underneath and are passed on unchanged.
  */
 #define MPIX_MAX_MEMHANDLE_SIZE 64
 #define MPISW_ENV_ARENA_SIZE "MPISW_ARENA_SIZE"        /* MPI_Alloc_mem arena per process, 0: off */
 
-/* A local handle sharing memory and synchronization with win, with its own
- * info keys (win's, overridden by info). Free it with MPI_Win_free. */
-int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
-/* A handle (at most MPIX_MAX_MEMHANDLE_SIZE bytes) on [base, base+size) for
- * RMA through the dynamic window win; memory not from MPI_Alloc_mem is
- * attached to win here and detached by MPIX_Memhandle_release. */
-int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandle,
-                          int *memhandle_size);
-/* A window whose only target is target (the handle's maker, a rank of the
- * dynamic window win). Passive target only: lock/unlock win, flush either. */
-int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info,
-                            int target, MPI_Win win, MPI_Win *newwin);
-int MPIX_Memhandle_release(void *memhandle, MPI_Win win);
-/* *flag = 1 when accumulates with these ops ("sum,replace,cas", ...), up to
- * max_count elements of datatype, run as hardware atomics of the origin. */
-int MPIX_Win_op_intrinsic(MPI_Win win, const char *ops, int max_count, MPI_Datatype datatype,
-                          int *flag);
-/* As MPI_Rput / MPI_Raccumulate / MPI_Rget_accumulate, but the request
- * completes only when the operation is complete at the target. */
-int MPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-               int target_rank, MPI_Aint target_disp, int target_count,
-               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
-int MPIX_Rraccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                      int target_rank, MPI_Aint target_disp, int target_count,
-                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                      MPI_Request *request);
-int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count,
-                          MPI_Datatype origin_datatype, void *result_addr, int result_count,
-                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                          int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                          MPI_Request *request);
+/** \brief Makes a local handle sharing memory and synchronization with win,
+ * with info keys of its own.
+ *
+ * Local (not collective). The duplicate's keys are win's, overridden by
+ * those present in info. Free it with MPI_Win_free, before win.
+ *
+ * \param win     the window to duplicate: any window but a memory-handle one
+ * \param info    keys of the duplicate, or MPI_INFO_NULL
+ * \param newwin  out: the duplicate
+ * \return MPI_SUCCESS; MPISW_ERR_HINT when a key of info has a bad value;
+ *         MPISW_ERR_USAGE when newwin is NULL, win is MPI_WIN_NULL or a
+ *         memory-handle window, the state cannot be allocated, or the MPI
+ *         refuses another window handle (MPICH: about 2044 alive).
+ */
+MPISW_EXPORT int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
+
+/** \brief Makes a memory handle on [base, base+size) for RMA through the
+ * dynamic window win.
+ *
+ * Local. Memory not from MPI_Alloc_mem's arena is attached to win here
+ * (MPI_Win_attach) and detached by MPIX_Memhandle_release. Send the handle
+ * (its memhandle_size bytes) to the processes that will use it.
+ *
+ * \param base            start of the region (may be NULL when size is 0)
+ * \param size            bytes of the region, >= 0
+ * \param win             a window made by MPI_Win_create_dynamic (not a
+ *                        duplicate of one)
+ * \param memhandle       out: MPIX_MAX_MEMHANDLE_SIZE bytes for the handle
+ * \param memhandle_size  out: bytes of the handle that are used
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE when memhandle or memhandle_size is
+ *         NULL, the region is invalid (size < 0, base NULL with size > 0),
+ *         win is not a dynamic window or is a handle on one, the state
+ *         cannot be allocated, or the process holds 4096 live handles
+ *         already (with an arena); the MPI's class when MPI_Win_attach fails.
+ */
+MPISW_EXPORT int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Win win, void *memhandle,
+                                       int *memhandle_size);
+
+/** \brief Makes a window whose only target is the maker of a memory handle.
+ *
+ * Local. Passive target only: lock and unlock win, flush either window.
+ * Displacements count disp_unit bytes from the handle's base. Free the
+ * window with MPI_Win_free.
+ *
+ * \param memhandle  a handle from MPIX_Memhandle_create (any process's)
+ * \param size       bytes of the window, at most the handle's region
+ * \param disp_unit  displacement unit, > 0
+ * \param info       keys of the new window (over win's), or MPI_INFO_NULL
+ * \param target     the rank in win of the process that made the handle
+ * \param win        the dynamic window the handle was made on
+ * \param newwin     out: the window
+ * \return MPI_SUCCESS; MPISW_ERR_HINT when a key of info has a bad value;
+ *         MPISW_ERR_USAGE when memhandle or newwin is NULL, memhandle is
+ *         not a handle, disp_unit <= 0, size exceeds the region, win is not
+ *         the dynamic window (or a handle on one), target did not make the
+ *         handle, the handle was released, it lives in an arena this
+ *         process has not (MPISW_ARENA_SIZE differs), its owner cannot be
+ *         read, the state cannot be allocated or the MPI refuses another
+ *         window handle.
+ */
+MPISW_EXPORT int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit,
+                                         MPI_Info info, int target, MPI_Win win,
+                                         MPI_Win *newwin);
+
+/** \brief Releases a memory handle this process made.
+ *
+ * Local. Making a window from a released handle is erroneous; with an
+ * arena (MPISW_ARENA_SIZE > 0, the default) MPIX_Win_from_memhandle detects
+ * it. RMA through windows made before is erroneous once the memory is
+ * reused.
+ *
+ * \param memhandle  the handle, as MPIX_Memhandle_create wrote it
+ * \param win        the dynamic window it was made on
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE when memhandle is NULL or not a
+ *         live handle of this process (released already, or made
+ *         elsewhere); the MPI's class when MPI_Win_detach fails.
+ */
+MPISW_EXPORT int MPIX_Memhandle_release(void *memhandle, MPI_Win win);
+
+/** \brief Tells whether accumulates with the given operations run as
+ * processor atomics on win.
+ *
+ * Local.
+ *
+ * \param win        the window (duplicates and memory-handle windows too)
+ * \param ops        comma-separated operation names: "sum,replace,cas", ...
+ * \param max_count  up to this many elements of datatype per operation, >= 0
+ * \param datatype   the element type
+ * \param flag       out: 1 when mpisw runs every one of ops itself as a
+ *                   processor atomic on win, 0 when they go to the MPI
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE when ops or flag is NULL, ops is
+ *         empty or names an unknown operation, max_count < 0 or datatype
+ *         is MPI_DATATYPE_NULL.
+ */
+MPISW_EXPORT int MPIX_Win_op_intrinsic(MPI_Win win, const char *ops, int max_count,
+                                       MPI_Datatype datatype, int *flag);
+
+/** \brief MPI_Rput whose request completes only when the put is complete
+ * at the target.
+ *
+ * Epoch rules as MPI_Rput (passive target). The call issues
+ * the put and flushes target_rank, so it blocks for one flush and returns
+ * a request that is already complete.
+ *
+ * \param origin_addr      the origin buffer
+ * \param origin_count     elements of origin_datatype in it
+ * \param origin_datatype  their type
+ * \param target_rank      rank of the target in win
+ * \param target_disp      displacement at the target, in its disp_unit
+ * \param target_count     elements of target_datatype at the target
+ * \param target_datatype  their type
+ * \param win              the window (duplicates and memory-handle
+ *                         windows too), in a passive target epoch
+ * \param request          out: a request that is already complete
+ * \return MPI_SUCCESS; the error of the put or of the flush (the MPI's
+ *         classes, or MPISW_ERR_USAGE when win is a memory-handle window and
+ *         target_rank is not its target).
+ */
+MPISW_EXPORT int MPIX_Rrput(const void *origin_addr, int origin_count,
+                            MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                            int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                            MPI_Request *request);
+
+/** \brief MPI_Raccumulate whose request completes only when the operation
+ * is complete at the target.
+ *
+ * Epoch rules as MPI_Raccumulate; blocks for one flush of
+ * target_rank and returns a request that is already complete.
+ *
+ * \param origin_addr      the origin buffer
+ * \param origin_count     elements of origin_datatype in it
+ * \param origin_datatype  their type
+ * \param target_rank      rank of the target in win
+ * \param target_disp      displacement at the target, in its disp_unit
+ * \param target_count     elements of target_datatype at the target
+ * \param target_datatype  their type
+ * \param op               the reduction (MPI_SUM, MPI_REPLACE, ...)
+ * \param win              the window (duplicates and memory-handle
+ *                         windows too), in a passive target epoch
+ * \param request          out: a request that is already complete
+ * \return MPI_SUCCESS; the error of the accumulate or of the flush, as for
+ *         MPIX_Rrput.
+ */
+MPISW_EXPORT int MPIX_Rraccumulate(const void *origin_addr, int origin_count,
+                                   MPI_Datatype origin_datatype, int target_rank,
+                                   MPI_Aint target_disp, int target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                   MPI_Request *request);
+
+/** \brief MPI_Rget_accumulate whose request completes only when the
+ * operation is complete at the target.
+ *
+ * Epoch rules as MPI_Rget_accumulate; blocks for one flush of
+ * target_rank (result_addr is filled when it returns) and returns a request
+ * that is already complete.
+ *
+ * \param origin_addr      the origin buffer
+ * \param origin_count     elements of origin_datatype in it
+ * \param origin_datatype  their type
+ * \param result_addr      where the target's previous contents go
+ * \param result_count     elements of result_datatype in it
+ * \param result_datatype  their type
+ * \param target_rank      rank of the target in win
+ * \param target_disp      displacement at the target, in its disp_unit
+ * \param target_count     elements of target_datatype at the target
+ * \param target_datatype  their type
+ * \param op               the reduction (MPI_SUM, MPI_REPLACE, ...)
+ * \param win              the window (duplicates and memory-handle
+ *                         windows too), in a passive target epoch
+ * \param request          out: a request that is already complete
+ * \return MPI_SUCCESS; the error of the get-accumulate or of the flush, as
+ *         for MPIX_Rrput.
+ */
+MPISW_EXPORT int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count,
+                                       MPI_Datatype origin_datatype, void *result_addr,
+                                       int result_count, MPI_Datatype result_datatype,
+                                       int target_rank, MPI_Aint target_disp, int target_count,
+                                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                       MPI_Request *request);
 
 /* ---- version and configuration ---- */
-/* The version of the library that is loaded ("0.1.0"), which may differ from
- * the MPISW_VERSION_* of the header a program was compiled with. Never NULL;
- * callable at any time, also before MPI_Init. */
-const char *mpisw_version(void);
-/* The effective configuration: one line per MPISW_* environment variable,
- * "NAME  value (default)" or "(environment)", or "(default; the
- * environment's 'x' is not valid)". Written into buf as snprintf writes
- * (at most len bytes, NUL-terminated when len > 0; buf may be NULL when len
- * is 0); returns the length of the whole text, so a second call with a
- * larger buffer gets all of it. Callable at any time. The mpisw-info
- * program prints it, and MPISW_CONFIG=dump prints it when the library loads. */
-int mpisw_config_string(char *buf, int len);
+
+/** \brief The version of the library that is loaded.
+ *
+ * It may differ from the MPISW_VERSION_* of the header a program was
+ * compiled with. Callable at any time, also before MPI_Init; thread safe.
+ *
+ * \return "MAJOR.MINOR.PATCH" ("0.1.0"), a static string; never NULL,
+ *         never an error.
+ */
+MPISW_EXPORT const char *mpisw_version(void);
+
+/** \brief The effective configuration, as text.
+ *
+ * One line per MPISW_* environment variable: "NAME  value (default)" or
+ * "(environment)", or "(default; the environment's 'x' is not valid)".
+ * Written as snprintf writes. Callable at any time, also before MPI_Init.
+ * The mpisw-info program prints it, and MPISW_CONFIG=dump prints it when
+ * the library loads.
+ *
+ * \param buf  where the text goes (at most len bytes, NUL-terminated when
+ *             len > 0); may be NULL when len is 0
+ * \param len  bytes of buf
+ * \return the length of the whole text (without the NUL), so a second call
+ *         with a buffer of that length + 1 gets all of it. Never an error:
+ *         buf NULL or len <= 0 only measures.
+ */
+MPISW_EXPORT int mpisw_config_string(char *buf, int len);
 
 #ifdef __cplusplus
 }

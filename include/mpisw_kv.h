@@ -64,6 +64,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpisw.h" /* MPISW_EXPORT, mpisw_error_class() and its kinds */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -109,36 +111,133 @@ extern "C" {
 
 typedef struct mpisw_kv mpisw_kv;
 
-/* Opens (creating when absent) the store in the file path, one store per
- * process. Collective over comm: every process of comm calls it, each gets
- * its own store; "%r" in path becomes the rank in comm (required when comm
- * has more than one process). When any process fails, all return an error
- * and none keeps a store. Use MPI_COMM_SELF for a purely local open. */
-int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, mpisw_kv **kv);
+/** \brief Opens the store in the file path, creating it when absent.
+ *
+ * Collective over comm: every process of comm calls it and gets a store of
+ * its own; "%r" in path becomes the rank in comm (required when comm has
+ * more than one process), "%h" the host name. When any process fails, all
+ * return an error and none keeps a store. Use MPI_COMM_SELF for a purely
+ * local open.
+ *
+ * \param path  the store's file ("%r", "%h", "%%" expanded)
+ * \param info  options (kv_* keys above, access_style), or MPI_INFO_NULL
+ * \param comm  the processes that open together
+ * \param kv    out: the store, NULL after an error
+ * \return MPI_SUCCESS, or (on every process when one failed):
+ *         MPISW_ERR_USAGE kv NULL, path NULL or empty, comm MPI_COMM_NULL,
+ *         a path without %r on more than one process;
+ *         MPISW_ERR_HINT an option has a bad value (names it);
+ *         MPISW_ERR_NOFILE the file's directory does not exist;
+ *         MPISW_ERR_ACCESS permission denied, read-only file system,
+ *         symlink, the store is open already (here or elsewhere);
+ *         MPISW_ERR_NOSPACE no room for the file;
+ *         MPISW_ERR_IO the file is not a store of this version, its header
+ *         is damaged, or a read, write or lock failed;
+ *         MPISW_ERR_NOMEM no memory for the store, its index or windows;
+ *         the MPI's class when duplicating comm fails.
+ */
+MPISW_EXPORT int mpisw_kv_open(const char *path, MPI_Info info, MPI_Comm comm, mpisw_kv **kv);
 
-/* Stores value under key (replacing any older value). Key 1..MPISW_KV_MAX_KEY
- * bytes, value 0..kv_max_value bytes (naive: what fits a slot). */
-int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const void *value, size_t vlen);
+/** \brief Stores value under key, replacing any older value.
+ *
+ * Local. Durable after mpisw_kv_sync or mpisw_kv_close.
+ *
+ * \param kv     an open store
+ * \param key    1..MPISW_KV_MAX_KEY bytes
+ * \param klen   bytes of key
+ * \param value  the value (may be NULL when vlen is 0)
+ * \param vlen   0..kv_max_value bytes (naive backend: what fits a slot)
+ * \return MPI_SUCCESS;
+ *         MPISW_ERR_USAGE kv NULL, key NULL or of 0 or too many bytes,
+ *         value NULL with vlen > 0, value too large;
+ *         MPISW_ERR_NOSPACE the log is full of live data (the compaction
+ *         a full log starts cannot help), or the naive table has no free
+ *         slot;
+ *         MPISW_ERR_IO a read or write failed, a damaged naive slot was
+ *         met, or an earlier compaction failed (the store takes no more
+ *         calls);
+ *         MPISW_ERR_NOMEM no memory for the index, or the memory window
+ *         has no page left for the value's size class.
+ */
+MPISW_EXPORT int mpisw_kv_put(mpisw_kv *kv, const void *key, size_t klen, const void *value,
+                              size_t vlen);
 
-/* Copies the value of key into buf (cap bytes) and sets *vlen to its length.
- * buf NULL with cap 0 asks only for the length. A value longer than cap is
- * MPISW_ERR_USAGE, with *vlen set. MPISW_KV_NOTFOUND when absent. */
-int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
-                 size_t *vlen);
+/** \brief Copies the value of key into buf.
+ *
+ * Local.
+ *
+ * \param kv    an open store
+ * \param key   1..MPISW_KV_MAX_KEY bytes
+ * \param klen  bytes of key
+ * \param buf   where the value goes; NULL with cap 0 asks only for the length
+ * \param cap   bytes of buf
+ * \param vlen  out: the value's length (may be NULL)
+ * \return MPI_SUCCESS; MPISW_KV_NOTFOUND when key is absent (not an error);
+ *         MPISW_ERR_USAGE kv NULL, key NULL or of 0 or too many bytes, a
+ *         value longer than cap (*vlen is then set);
+ *         MPISW_ERR_IO a read failed, the record or naive slot is damaged,
+ *         or an earlier compaction failed; cache backend, a miss brings the
+ *         object into the memory window and may evict another, whose
+ *         write-back fails as a put does (MPISW_ERR_NOSPACE,
+ *         MPISW_ERR_IO, MPISW_ERR_NOMEM).
+ */
+MPISW_EXPORT int mpisw_kv_get(mpisw_kv *kv, const void *key, size_t klen, void *buf, size_t cap,
+                              size_t *vlen);
 
-/* Removes key. MPISW_KV_NOTFOUND when absent. */
-int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen);
+/** \brief Removes key.
+ *
+ * Local; the removal is durable after mpisw_kv_sync or mpisw_kv_close.
+ *
+ * \param kv    an open store
+ * \param key   1..MPISW_KV_MAX_KEY bytes
+ * \param klen  bytes of key
+ * \return MPI_SUCCESS; MPISW_KV_NOTFOUND when key is absent (not an error);
+ *         MPISW_ERR_USAGE kv NULL, key NULL or of 0 or too many bytes;
+ *         MPISW_ERR_NOSPACE no room in the log for the tombstone;
+ *         MPISW_ERR_IO a write failed, a damaged naive slot was met, or an
+ *         earlier compaction failed.
+ */
+MPISW_EXPORT int mpisw_kv_delete(mpisw_kv *kv, const void *key, size_t klen);
 
-/* Cache backend: copies the live records to the other log region and frees
- * the old one (a put on a full log does this by itself). Naive: nothing. */
-int mpisw_kv_compact(mpisw_kv *kv);
+/** \brief Compacts the log: copies the live records to the other log
+ * region and frees the old one.
+ *
+ * Local. Cache backend only (a put on a full log does this by itself);
+ * the naive backend does nothing. After a failed compaction the file
+ * holds the state before it, and the store takes no more calls but
+ * mpisw_kv_close.
+ *
+ * \param kv  an open store
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE kv NULL; MPISW_ERR_NOSPACE the
+ *         live records do not fit one region; MPISW_ERR_IO a read or write
+ *         failed, or an earlier compaction failed; MPISW_ERR_NOMEM no
+ *         memory for the copy.
+ */
+MPISW_EXPORT int mpisw_kv_compact(mpisw_kv *kv);
 
-/* Makes every completed put and delete durable (MPI_Win_sync of the log). */
-int mpisw_kv_sync(mpisw_kv *kv);
+/** \brief Makes every completed put and delete durable.
+ *
+ * Local: writes what the memory holds and syncs the log (MPI_Win_sync of
+ * its storage window).
+ *
+ * \param kv  an open store
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE kv NULL; MPISW_ERR_NOSPACE the
+ *         log has no room for the buffered records; MPISW_ERR_IO a write
+ *         or the sync failed, or an earlier compaction failed.
+ */
+MPISW_EXPORT int mpisw_kv_sync(mpisw_kv *kv);
 
-/* Syncs, frees the windows and the store; *kv becomes NULL. Collective over
- * the communicator of the open. */
-int mpisw_kv_close(mpisw_kv **kv);
+/** \brief Syncs and closes the store; *kv becomes NULL.
+ *
+ * Collective over the communicator of the open (its windows are freed).
+ * The store is gone even when an error is returned.
+ *
+ * \param kv  in: the store; out: NULL
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE kv or *kv NULL; the errors of
+ *         mpisw_kv_sync (the first error wins); MPISW_ERR_IO the sync of
+ *         the windows at free failed.
+ */
+MPISW_EXPORT int mpisw_kv_close(mpisw_kv **kv);
 
 /* What a store did since it was opened. */
 struct mpisw_kv_stats {
@@ -159,7 +258,16 @@ struct mpisw_kv_stats {
   uint64_t log_damaged;     /* records the open found damaged and skipped (see
                                "Damage" above); 0 for a sound file */
 };
-int mpisw_kv_stats(mpisw_kv *kv, struct mpisw_kv_stats *st);
+/** \brief Copies what the store did since it was opened into *st.
+ *
+ * Local.
+ *
+ * \param kv  an open store
+ * \param st  out: the counters
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE kv or st NULL; MPISW_ERR_IO an
+ *         earlier compaction failed.
+ */
+MPISW_EXPORT int mpisw_kv_stats(mpisw_kv *kv, struct mpisw_kv_stats *st);
 
 #ifdef __cplusplus
 }

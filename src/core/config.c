@@ -73,7 +73,7 @@ void mpisw_cfg_forms(int id, char *buf, int len) {
   char lo[32], hi[32];
   switch (v->type) {
   case MPISW_CFG_BOOL:
-    snprintf(buf, len, "1, 0, true or false (any case)");
+    snprintf(buf, len, "%s", MPISW_BOOL_FORMS);
     break;
   case MPISW_CFG_SIZE:
     mpisw_cfg_format_size((uint64_t)v->min, lo, sizeof lo);

@@ -135,6 +135,22 @@ static int bad(struct mpisw_error *e, const char *key, const char *value, const 
   return mpisw_fail(e, MPISW_K_HINT, "%s: '%s' is not %s", key, value, want);
 }
 
+int mpisw_hint_bool(const char *key, const char *value, int *out, struct mpisw_error *e) {
+  if (mpisw_parse_bool(value, out)) return bad(e, key, value, "a boolean: " MPISW_BOOL_FORMS);
+  return 0;
+}
+
+const char *const mpisw_rma_keys[] = {"mpi_win_scope", "mpi_win_order",
+                                      "mpi_assert_accumulate_intrinsic", NULL};
+
+int mpisw_rma_key_parse(const char *key, const char *value, int *out, struct mpisw_error *e) {
+  if (strcmp(key, "mpi_win_scope")) return mpisw_hint_bool(key, value, out, e);
+  if (!strcasecmp(value, "thread")) *out = 1;
+  else if (!strcasecmp(value, "process")) *out = 0;
+  else return bad(e, key, value, "'process' or 'thread' (any case)");
+  return 0;
+}
+
 int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
                     struct mpisw_error *e) {
   if (!strcmp(key, "alloc_type")) {
@@ -165,9 +181,9 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     else if (!strcmp(value, "storage_first")) h->storage_first = 1;
     else return bad(e, key, value, "'memory_first' or 'storage_first'");
   } else if (!strcmp(key, "storage_alloc_unlink")) {
-    if (mpisw_parse_bool(value, &h->unlink)) return bad(e, key, value, "'true' or 'false'");
+    if (mpisw_hint_bool(key, value, &h->unlink, e)) return -1;
   } else if (!strcmp(key, "storage_alloc_discard")) {
-    if (mpisw_parse_bool(value, &h->discard)) return bad(e, key, value, "'true' or 'false'");
+    if (mpisw_hint_bool(key, value, &h->discard, e)) return -1;
   } else if (!strcmp(key, "access_style")) {
     if (parse_access(value, &h->access))
       return bad(e, key, value,
@@ -192,7 +208,7 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     if (mpisw_parse_size(value, &h->pager_memory) || h->pager_memory == 0)
       return bad(e, key, value, "a positive byte count (digits, optional suffix K, M, G or T)");
   } else if (!strcmp(key, "storage_node_shared")) {
-    if (mpisw_parse_bool(value, &h->node_shared)) return bad(e, key, value, "'true' or 'false'");
+    if (mpisw_hint_bool(key, value, &h->node_shared, e)) return -1;
   } else if (!strcmp(key, "striping_unit")) {
     if (parse_positive_long(value, &h->striping_unit))
       return bad(e, key, value, "a positive integer (bytes)");

@@ -76,9 +76,22 @@ const char *mpisw_hints_nearest(const char *key);
  * -1 for anything else (sign, space, "KiB", hex, fraction, overflow). */
 int mpisw_parse_size(const char *text, uint64_t *out);
 
-/* The one boolean form of hints and environment variables: "1", "0",
- * "true", "false" (any case) into *out; -1 on anything else. */
+/* The one boolean form of hints, info keys and environment variables: "1",
+ * "0", "true", "false" (any case) into *out; -1 on anything else. */
 int mpisw_parse_bool(const char *v, int *out);
+/* Those spellings, for every message about a bad boolean. */
+#define MPISW_BOOL_FORMS "1, 0, true or false (any case)"
+/* A boolean key mpisw interprets: *out from value, or MPISW_K_HINT naming
+ * the key, the value and MPISW_BOOL_FORMS (-1). */
+int mpisw_hint_bool(const char *key, const char *value, int *out, struct mpisw_error *e);
+
+/* Keys of the RMA extensions (src/rmax/keys.c acts on them; the window
+ * module checks them before a window is made): mpi_win_scope (process |
+ * thread, any case; *out 1 for thread), mpi_win_order and
+ * mpi_assert_accumulate_intrinsic (booleans). */
+extern const char *const mpisw_rma_keys[];
+/* *out from the value of one of mpisw_rma_keys, or MPISW_K_HINT (-1). */
+int mpisw_rma_key_parse(const char *key, const char *value, int *out, struct mpisw_error *e);
 
 /* Formats the access flags back as "sequential,random". */
 void mpisw_access_format(unsigned access, char *buf, int len);

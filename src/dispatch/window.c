@@ -4,6 +4,7 @@
 #include "dispatch/dispatch.h"
 #include "process/process.h"
 #include "rmax/api.h"
+#include "win/info_keys.h"
 #include "win/internal.h"
 
 int mpisw_do_Win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
@@ -29,15 +30,23 @@ int mpisw_do_Win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
   return rc;
 }
 
+/* The keys mpisw reads on windows the MPI makes are checked, and agreed on,
+ * before the MPI makes the window. */
+static int keys_agree(const char *routine, MPI_Info info, MPI_Comm comm) {
+  return mpisw_disabled ? MPI_SUCCESS : mpisw_win_keys_agree(routine, info, comm);
+}
+
 int mpisw_do_Win_create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                         MPI_Comm comm, MPI_Win *win, int large) {
-  int rc = mpisw_mpi_Win_create(base, size, disp_unit, info, comm, win, large);
+  int rc = keys_agree(large ? "MPI_Win_create_c" : "MPI_Win_create", info, comm);
+  if (rc == MPI_SUCCESS) rc = mpisw_mpi_Win_create(base, size, disp_unit, info, comm, win, large);
   if (rc == MPI_SUCCESS) mpisw_modules_win_created(*win, info, MPI_WIN_FLAVOR_CREATE, base, size);
   return rc;
 }
 
 int mpisw_do_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-  int rc = mpisw_next.Win_create_dynamic(info, comm, win);
+  int rc = keys_agree("MPI_Win_create_dynamic", info, comm);
+  if (rc == MPI_SUCCESS) rc = mpisw_next.Win_create_dynamic(info, comm, win);
   if (rc == MPI_SUCCESS) mpisw_modules_win_created(*win, info, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0);
   return rc;
 }

@@ -11,9 +11,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
-
-/* A public entry point of the library (the rest is hidden). */
-#define MPISW_EXPORT __attribute__((visibility("default")))
+#include "mpisw.h" /* MPISW_EXPORT: a public entry point (the rest is hidden) */
 
 /* ---- state.c: process-wide settings, read once ---- */
 struct mpisw_stats {

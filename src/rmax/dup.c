@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rmax/keys.h"
 #include "rmax/rmax.h"
 #include "rmax/api.h"
 
@@ -10,6 +11,8 @@ int mpisw_rmax_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) {
   static const char *routine = "MPIX_Win_dup_with_info";
   if (!newwin) return mpisw_rmax_error(routine, win, "newwin is NULL");
   if (win == MPI_WIN_NULL) return mpisw_rmax_error(routine, MPI_WIN_NULL, "win is MPI_WIN_NULL");
+  int bad = mpisw_rmax_keys_check(routine, win, info);
+  if (bad != MPI_SUCCESS) return bad;
   struct rmax_win *from = mpisw_rmax_lookup(win);
   if (from && from->kind == RMAX_MEMH)
     return mpisw_rmax_error(routine, win, "a memory-handle window cannot be duplicated");

@@ -1,19 +1,15 @@
 /* The paper's info keys: what a window was asked for and what it actually
  * does (MPI_Win_get_info shows the effective values). */
 #include <string.h>
-#include <strings.h>
 
+#include "rmax/keys.h"
 #include "rmax/rmax.h"
+#include "win/info_keys.h"
 
+/* The names of mpisw_rma_keys (src/core/hints.c), which parses them. */
 #define KEY_SCOPE "mpi_win_scope"
 #define KEY_ORDER "mpi_win_order"
 #define KEY_ACC "mpi_assert_accumulate_intrinsic"
-
-/* Anything but true/1 (junk included) reads as false, as before. */
-static int is_true(const char *v) {
-  int b = 0;
-  return mpisw_parse_bool(v, &b) == 0 && b;
-}
 
 int mpisw_rmax_has_keys(MPI_Info info) {
   char v[64];
@@ -21,15 +17,35 @@ int mpisw_rmax_has_keys(MPI_Info info) {
          mpisw_info_get(info, KEY_ACC, v, sizeof v);
 }
 
+/* One key into *field when present and valid. Every call that hands info
+ * to rmax checked it first (mpisw_rmax_keys_check, or the window module before
+ * the window was made), so a bad value here is one no caller could report
+ * an error for, and it changes nothing rather than reading as false. */
+static void key_into(MPI_Info info, const char *key, int *field) {
+  char v[MPI_MAX_INFO_VAL + 1];
+  struct mpisw_error e;
+  int x;
+  if (mpisw_info_get(info, key, v, sizeof v) && !mpisw_rma_key_parse(key, v, &x, &e)) *field = x;
+}
+
 /* Only the keys present change k: a duplicate starts from its parent's. */
 void mpisw_rmax_keys_from_info(MPI_Info info, struct rmax_keys *k) {
-  char v[64];
-  if (mpisw_info_get(info, KEY_SCOPE, v, sizeof v)) {
-    if (!strcasecmp(v, "thread")) k->thread_scope = 1;
-    else if (!strcasecmp(v, "process")) k->thread_scope = 0;
-  }
-  if (mpisw_info_get(info, KEY_ORDER, v, sizeof v)) k->order = is_true(v);
-  if (mpisw_info_get(info, KEY_ACC, v, sizeof v)) k->acc_intrinsic = is_true(v);
+  key_into(info, KEY_SCOPE, &k->thread_scope);
+  key_into(info, KEY_ORDER, &k->order);
+  key_into(info, KEY_ACC, &k->acc_intrinsic);
+}
+
+int mpisw_rmax_keys_check(const char *routine, MPI_Win win, MPI_Info info) {
+  struct mpisw_error e;
+  if (!mpisw_info_rma_check(info, &e)) return MPI_SUCCESS;
+  int code = mpisw_error_code(routine, &e);
+  return win == MPI_WIN_NULL ? mpisw_raise_noobj(code) : mpisw_raise_win(win, code);
+}
+
+int mpisw_rmax_keys_set(const char *routine, struct rmax_win *w, MPI_Win win, MPI_Info info) {
+  int rc = mpisw_rmax_keys_check(routine, win, info);
+  if (rc == MPI_SUCCESS && w) mpisw_rmax_keys_apply(w, info);
+  return rc;
 }
 
 /* A handle's keys changed after its root was made (a duplicate, a
@@ -57,4 +73,13 @@ void mpisw_rmax_keys_put(const struct rmax_win *w, MPI_Info info) {
   /* an assertion: ignoring it is always correct; it shows true only where
    * an intrinsic path exists to switch to (none here, see intrinsic.c) */
   PMPI_Info_set(info, KEY_ACC, k && k->acc_intrinsic && mpisw_rmax_intrinsic_supported() ? "true" : "false");
+}
+
+/* A root made at window creation knows its epochs from the start. */
+struct rmax_win *mpisw_rmax_track_new(MPI_Win win, MPI_Info info, int counting) {
+  struct rmax_win *w = mpisw_rmax_root_of(win);
+  if (!w) return NULL;
+  mpisw_rmax_keys_from_info(info, &w->keys);
+  mpisw_rmax_epoch_init(w, counting || w->keys.order);
+  return w;
 }

@@ -10,6 +10,7 @@
 
 #include "mpisw.h"
 #include "rmax/api.h"
+#include "rmax/keys.h"
 #include "rmax/rmax.h"
 
 #define MAGIC 0x4D50584Du /* "MPXM" */
@@ -147,6 +148,8 @@ int mpisw_rmax_win_from_memhandle(const void *memhandle, MPI_Aint size, int disp
   if (h.magic != MAGIC || (h.kind != MH_ARENA && h.kind != MH_DYNAMIC))
     return mpisw_rmax_error(routine, win, "not a memory handle made by MPIX_Memhandle_create");
   if (disp_unit <= 0) return mpisw_rmax_error(routine, win, "disp_unit %d is not positive", disp_unit);
+  int bad = mpisw_rmax_keys_check(routine, win, info);
+  if (bad != MPI_SUCCESS) return bad;
   if (size < 0 || size > h.size)
     return mpisw_rmax_error(routine, win, "size %ld exceeds the memory handle's region of %ld bytes",
                       (long)size, (long)h.size);

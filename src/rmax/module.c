@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rmax/api.h"
+#include "rmax/keys.h"
 #include "rmax/rmax.h"
 
 static void after_init(void) { mpisw_rmax_arena_init(); }
@@ -79,15 +80,12 @@ int mpisw_rmax_free_mem(void *base) {
 
 int mpisw_rmax_set_info(MPI_Win win, MPI_Info info) {
   struct rmax_win *w = mpisw_rmax_lookup(win);
-  if (w && w->kind != RMAX_PLAIN) {
-    mpisw_rmax_keys_apply(w, info); /* the parent keeps its own */
-    return MPI_SUCCESS;
-  }
+  if (w && w->kind != RMAX_PLAIN) /* the parent keeps its own */
+    return mpisw_rmax_keys_set("MPI_Win_set_info", w, win, info);
   int rc = mpisw_next.Win_set_info(win, info);
   if (rc != MPI_SUCCESS || info == MPI_INFO_NULL || !mpisw_rmax_has_keys(info)) return rc;
   if (!w) w = mpisw_rmax_root_of(win); /* epochs unknown so far: ordering flushes guarded */
-  if (w) mpisw_rmax_keys_apply(w, info);
-  return MPI_SUCCESS;
+  return mpisw_rmax_keys_set("MPI_Win_set_info", w, win, info); /* after the MPI's: no rank waits */
 }
 
 int mpisw_rmax_get_group(MPI_Win win, MPI_Group *group) {

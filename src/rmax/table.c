@@ -125,12 +125,3 @@ struct rmax_win *mpisw_rmax_root_of(MPI_Win win) {
   pthread_mutex_unlock(&make);
   return w ? w->root : NULL;
 }
-
-/* A root made at window creation knows its epochs from the start. */
-struct rmax_win *mpisw_rmax_track_new(MPI_Win win, MPI_Info info, int counting) {
-  struct rmax_win *w = mpisw_rmax_root_of(win);
-  if (!w) return NULL;
-  mpisw_rmax_keys_from_info(info, &w->keys);
-  mpisw_rmax_epoch_init(w, counting || w->keys.order);
-  return w;
-}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/claim.h"
+#include "win/info_keys.h"
 #include "win/internal.h"
 
 int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
@@ -12,7 +13,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
   struct mpisw_error e;
   int rank;
   PMPI_Comm_rank(comm, &rank);
-  int failed = mpisw_hints_from_info(info, &h, &e) != 0;
+  int failed = mpisw_hints_from_info(info, &h, &e) != 0 || mpisw_info_rma_check(info, &e) != 0;
   if (!failed && !h.storage && size > 0) failed = mpisw_budget_check((uint64_t)size, 1, &e) != 0;
   int storage = !failed && h.storage;
   if (mpisw_agree(comm, failed, &e, &storage))

@@ -12,6 +12,7 @@
 
 #include "core/path.h"
 #include "core/unique.h"
+#include "win/info_keys.h"
 #include "win/internal.h"
 
 /* What rank 0 tells the others once it has made the node's file. */
@@ -25,11 +26,6 @@ struct leader_msg {
   int shm_fd;                    /* rank 0's memfd of the memory part */
   char shm[64];                  /* its name, for messages */
 };
-
-static int noncontig_asked(MPI_Info info) {
-  char v[16];
-  return mpisw_info_get(info, "alloc_shared_noncontig", v, sizeof v) && !strcmp(v, "true");
-}
 
 /* Rank 0: the node file and the shared memory part. */
 static int make_node_storage(struct mpisw_place *p, struct leader_msg *m, uint64_t total,
@@ -164,7 +160,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   int rank, nranks;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &nranks);
-  int failed = mpisw_hints_from_info(info, &h, &e) != 0;
+  int failed = mpisw_hints_from_info(info, &h, &e) != 0 || mpisw_info_rma_check(info, &e) != 0;
   int storage = rank == 0 && !failed && h.storage;
   if (mpisw_agree(comm, failed, &e, &storage))
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
@@ -180,16 +176,20 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
 
   /* Rank 0's hints place the node's range. */
   struct mpisw_win *w = mpisw_win_new(MPISW_WIN_SHARED, MPI_WIN_FLAVOR_SHARED);
-  if (mpisw_any(comm, w == NULL)) {
+  /* The MPI's key, interpreted by mpisw on storage only: the one boolean
+   * rule here; memory shared windows leave it to the MPI (above). */
+  int noncontig = 0;
+  failed = !w ? mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the window's state") != 0
+              : mpisw_info_bool(info, "alloc_shared_noncontig", &noncontig, &e) < 0;
+  if (mpisw_agree(comm, failed, &e, NULL)) {
     if (w) mpisw_win_destroy(w);
-    mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the window's state");
     return mpisw_raise_comm(comm, mpisw_error_code(routine, &e));
   }
   PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);
   w->p.h = h;
   w->nranks = nranks;
   w->rank = rank;
-  w->noncontig = noncontig_asked(info);
+  w->noncontig = noncontig;
   PMPI_Bcast(&w->noncontig, 1, MPI_INT, 0, comm);
   w->seg_off = calloc((size_t)nranks, sizeof(MPI_Aint));
   w->seg_size = calloc((size_t)nranks, sizeof(MPI_Aint));

@@ -22,6 +22,12 @@ if not m:
     sys.exit(1)
 table = re.findall(r'"([^"]+)"', m.group(1))
 rmax = re.findall(r'#define\s+KEY_\w+\s+"([^"]+)"', read("src/rmax/keys.c"))
+m = re.search(r"mpisw_rma_keys\[\]\s*=\s*\{(.*?)\}", hints_c, re.S)
+core_rma = re.findall(r'"([^"]+)"', m.group(1)) if m else []
+if sorted(core_rma) != sorted(rmax):
+    print(f"FAIL: the RMA keys parsed by src/core/hints.c {core_rma} are not those of "
+          f"src/rmax/keys.c {rmax}")
+    sys.exit(1)
 standard = ["alloc_shared_noncontig"]  # the MPI's own key, read by shared windows
 macros = dict(re.findall(r'#define\s+(MPISW_HINT_\w+)\s+"([^"]+)"', read("include/mpisw.h")))
 values = set(macros.values())
