@@ -1,0 +1,56 @@
+! A storage window through `use mpi` (issue 14; tests/areas/fortran.cmake).
+! Each rank allocates a window with MPI_Win_allocate, puts its pattern into
+! the next rank under lock/unlock, calls MPI_Win_sync and checks its own
+! window and the window's file. With MODE "hints" the program asks for
+! storage itself; with "env" it passes MPI_INFO_NULL and the storage comes
+! from MPISW_HINTS under LD_PRELOAD.
+program t_use_mpi
+  use mpi
+  use fcheck
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  use, intrinsic :: iso_fortran_env, only: int32
+  implicit none
+  character(len=:), allocatable :: dir, mode
+  integer :: ierr, rank, np, info, win, to, from, i
+  integer(kind=MPI_ADDRESS_KIND) :: bytes, basei, disp
+  type(c_ptr) :: base
+  integer(int32), pointer :: a(:)
+  integer(int32) :: mine(n_slots)
+
+  if (.not. fc_args(dir, mode)) stop
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+  info = MPI_INFO_NULL
+  if (mode == 'hints') then
+    call MPI_Info_create(info, ierr)
+    call MPI_Info_set(info, 'alloc_type', 'storage', ierr)
+    call MPI_Info_set(info, 'storage_alloc_filename', dir // '/f%r', ierr)
+    call MPI_Info_set(info, 'storage_alloc_unlink', 'false', ierr)
+    call MPI_Info_set(info, 'storage_alloc_discard', 'false', ierr)
+  end if
+  bytes = 4 * n_slots
+  call MPI_Win_allocate(bytes, 4, info, MPI_COMM_WORLD, basei, win, ierr)
+  if (ierr /= MPI_SUCCESS) error stop 'MPI_Win_allocate failed'
+  base = transfer(basei, base)
+  call c_f_pointer(base, a, [n_slots])
+
+  to = mod(rank + 1, np)
+  from = mod(rank + np - 1, np)
+  mine = [(pattern(rank, i), i = 1, n_slots)]
+  disp = 0
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, to, 0, win, ierr)
+  call MPI_Put(mine, n_slots, MPI_INTEGER, to, disp, n_slots, MPI_INTEGER, win, ierr)
+  call MPI_Win_unlock(to, win, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win, ierr)
+  call MPI_Win_sync(win, ierr)
+  call MPI_Win_unlock(rank, win, ierr)
+
+  call fc_check_memory(a, rank, from)
+  call fc_check_file(fc_file_name(dir, rank), from, rank)
+  call MPI_Win_free(win, ierr)
+  if (mode == 'hints') call MPI_Info_free(info, ierr)
+  call MPI_Finalize(ierr)
+end program t_use_mpi
