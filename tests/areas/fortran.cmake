@@ -1,7 +1,8 @@
 # Fortran programs on storage windows (issue 14): one each with `use mpi`,
-# `use mpi_f08` and `include 'mpif.h'` (tests/fortran/t_*.f90). Each rank
-# allocates a window with the storage hints, puts its pattern into the next
-# rank, calls MPI_Win_sync and checks its window and file;
+# `use mpi_f08` and `include 'mpif.h'`, from one source
+# (tests/fortran/t_storage.F90, -DMPISW_<BINDING>). Each rank allocates a
+# window with the storage hints, puts its pattern into the next rank, calls
+# MPI_Win_sync and checks its window and file;
 # tests/fortran/run_fortran.sh checks MPISW_REPORT and the files after.
 #   fortran_<binding>_hints_np<N>   linked with libmpisw, hints in the program
 #   fortran_<binding>_preload_np2   not linked: LD_PRELOAD + MPISW_HINTS
@@ -80,13 +81,16 @@ foreach(b IN LISTS _fortran_bindings)
   if(NOT why)
     # t_<b>: linked with libmpisw, ahead of the MPI (its Fortran names call
     # nothing of libmpisw, so keep it under --as-needed); t_<b>_plain: not.
-    add_executable(t_${b} ${CMAKE_CURRENT_SOURCE_DIR}/fortran/t_${b}.f90)
+    string(TOUPPER "MPISW_${b}" binding)
+    add_executable(t_${b} ${CMAKE_CURRENT_SOURCE_DIR}/fortran/t_storage.F90)
     target_link_libraries(t_${b} PRIVATE mpisw mpisw_fcheck MPI::MPI_Fortran)
     target_link_options(t_${b} PRIVATE "LINKER:--no-as-needed")
-    add_executable(t_${b}_plain ${CMAKE_CURRENT_SOURCE_DIR}/fortran/t_${b}.f90)
+    add_executable(t_${b}_plain ${CMAKE_CURRENT_SOURCE_DIR}/fortran/t_storage.F90)
     target_link_libraries(t_${b}_plain PRIVATE mpisw_fcheck MPI::MPI_Fortran)
-    mpisw_fortran_flags(t_${b})
-    mpisw_fortran_flags(t_${b}_plain)
+    foreach(t t_${b} t_${b}_plain)
+      target_compile_definitions(${t} PRIVATE ${binding})
+      mpisw_fortran_flags(${t})
+    endforeach()
   endif()
   foreach(run hints_np2 hints_np4 preload_np2)
     string(REGEX MATCH "[0-9]+$" np "${run}")
