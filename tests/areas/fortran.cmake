@@ -10,6 +10,7 @@
 # 4.1's), so these need a library that defines the PMPI_* names too.
 # Without a Fortran compiler or the MPI's Fortran support the tests are
 # still registered and skip (exit 77) with the reason. ctest -L fortran
+
 # The MPI's own wrapper, named exactly (with both MPIs installed the plain
 # mpifort is Open MPI's), and the compiler it wraps: the MPI's modules are
 # only readable by the compiler they were built with.
@@ -96,22 +97,19 @@ foreach(b IN LISTS _fortran_bindings)
     string(REGEX MATCH "[0-9]+$" np "${run}")
     string(REGEX REPLACE "_np[0-9]+$" "" mode "${run}")
     set(tn fortran_${b}_${run})
-    if(why)
-      add_test(NAME ${tn} COMMAND ${MPISW_SH} -c "echo 'SKIP: ${why}'; exit 77")
-    elseif(mode STREQUAL "hints")
-      add_test(NAME ${tn}
-               COMMAND ${MPISW_SH} ${CMAKE_CURRENT_SOURCE_DIR}/fortran/run_fortran.sh hints ${np}
-                       $<TARGET_FILE:t_${b}> $<TARGET_FILE:mpisw> --
-                       ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
-    else()
-      add_test(NAME ${tn}
-               COMMAND ${MPISW_SH} ${CMAKE_CURRENT_SOURCE_DIR}/fortran/run_fortran.sh preload ${np}
-                       $<TARGET_FILE:t_${b}_plain> $<TARGET_FILE:mpisw> --
-                       ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
-    endif()
     set(labels "mpi;fortran")
+    set(prog t_${b})
     if(mode STREQUAL "preload")
       set(labels "mpi;fortran;preload")
+      set(prog t_${b}_plain)
+    endif()
+    if(why)
+      add_test(NAME ${tn} COMMAND ${MPISW_SH} -c "echo 'SKIP: ${why}'; exit 77")
+    else()
+      add_test(NAME ${tn}
+               COMMAND ${MPISW_SH} ${CMAKE_CURRENT_SOURCE_DIR}/fortran/run_fortran.sh ${mode} ${np}
+                       $<TARGET_FILE:${prog}> $<TARGET_FILE:mpisw> --
+                       ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
     endif()
     mpisw_fortran_test(${tn} ${np} "${labels}")
   endforeach()
