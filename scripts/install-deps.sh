@@ -8,8 +8,10 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 # The Debian packages the project needs.
+# gfortran: the Fortran tests (tests/fortran/) build with the compiler the
+# MPIs' Fortran wrappers (mpifort.mpich, mpifort.openmpi) call.
 packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev cmake ninja-build pkg-config
-          gcc libc6-dev fio util-linux python3)
+          gcc gfortran libc6-dev fio util-linux python3)
 
 # tool -> package that provides it (for the message only).
 checks=(
@@ -17,10 +19,13 @@ checks=(
   "mpiexec.mpich mpich"
   "mpicc.openmpi libopenmpi-dev"
   "mpiexec.openmpi openmpi-bin"
+  "mpifort.mpich libmpich-dev"
+  "mpifort.openmpi libopenmpi-dev"
   "cmake cmake"
   "ninja ninja-build"
   "pkg-config pkg-config"
   "gcc gcc"
+  "gfortran gfortran"
   "fio fio"
   "losetup util-linux"
   "unshare util-linux"
