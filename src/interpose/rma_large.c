@@ -27,6 +27,7 @@ MPISW_EXPORT int MPI_Accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype odt
                                   MPI_Win win) {
   struct rmax_win *w_;
   if (RMAX_UNTRACKED(win)) return PMPI_Accumulate_c(oa, oc, odt, tr, td, tc, tdt, o, win);
+  RMAX_ATOMIC(rmax_atomic_accumulate, oa, oc, odt, tr, td, tc, tdt, o);
   RMAX_ROUTE("MPI_Accumulate_c", win, tr, td);
   return PMPI_Accumulate_c(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win);
 }
@@ -36,6 +37,7 @@ MPISW_EXPORT int MPI_Get_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype
                                       MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win) {
   struct rmax_win *w_;
   if (RMAX_UNTRACKED(win)) return PMPI_Get_accumulate_c(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win);
+  RMAX_ATOMIC(rmax_atomic_get_accumulate, oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o);
   RMAX_ROUTE("MPI_Get_accumulate_c", win, tr, td);
   return PMPI_Get_accumulate_c(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win);
 }
@@ -65,6 +67,7 @@ MPISW_EXPORT int MPI_Raccumulate_c(const void *oa, MPI_Count oc, MPI_Datatype od
                                    MPI_Win win, MPI_Request *req) {
   struct rmax_win *w_;
   if (RMAX_UNTRACKED(win)) return PMPI_Raccumulate_c(oa, oc, odt, tr, td, tc, tdt, o, win, req);
+  RMAX_ATOMIC(rmax_atomic_raccumulate, oa, oc, odt, tr, td, tc, tdt, o, req);
   RMAX_ROUTE("MPI_Raccumulate_c", win, tr, td);
   return PMPI_Raccumulate_c(oa, oc, odt, op.rank, op.disp, tc, tdt, o, op.win, req);
 }
@@ -76,6 +79,7 @@ MPISW_EXPORT int MPI_Rget_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatyp
   struct rmax_win *w_;
   if (RMAX_UNTRACKED(win))
     return PMPI_Rget_accumulate_c(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req);
+  RMAX_ATOMIC(rmax_atomic_rget_accumulate, oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, req);
   RMAX_ROUTE("MPI_Rget_accumulate_c", win, tr, td);
   return PMPI_Rget_accumulate_c(oa, oc, odt, ra, rc, rdt, op.rank, op.disp, tc, tdt, o, op.win,
                                 req);

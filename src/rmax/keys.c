@@ -55,6 +55,7 @@ void rmax_keys_put(const struct rmax_win *w, MPI_Info info) {
   /* ordering is honoured by flushing between operations to one target */
   PMPI_Info_set(info, KEY_ORDER, k && k->order ? "true" : "false");
   /* an assertion: ignoring it is always correct; it shows true only where
-   * an intrinsic path exists to switch to (none here, see intrinsic.c) */
-  PMPI_Info_set(info, KEY_ACC, k && k->acc_intrinsic && rmax_intrinsic_supported() ? "true" : "false");
+   * the window took the processor-atomic path (atomic.c), which a duplicate
+   * shares with its parent whatever its own keys say */
+  PMPI_Info_set(info, KEY_ACC, w && w->root && w->root->atomic ? "true" : "false");
 }

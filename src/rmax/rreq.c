@@ -25,10 +25,14 @@ static int cancel(void *extra, int complete) {
   return MPI_SUCCESS;
 }
 
+int rmax_request_done(MPI_Request *request) {
+  int rc = PMPI_Grequest_start(query, release, cancel, NULL, request);
+  if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(*request);
+  return rc;
+}
+
 int rmax_remote_complete(MPI_Win win, int rank, MPI_Request *request) {
   int rc = MPI_Win_flush(rank, win); /* the interposed one: routes duplicates and handles */
   if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Grequest_start(query, release, cancel, NULL, request);
-  if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(*request);
-  return rc;
+  return rmax_request_done(request);
 }

@@ -84,6 +84,8 @@ void rmax_destroy(struct rmax_win *w) {
   free(w->pending);
   free(w->ep.locks);
   free(w->keyvals);
+  free(w->seg_addr);
+  free(w->seg_bytes);
   pthread_mutex_destroy(&w->mu);
   free(w);
 }
@@ -131,6 +133,8 @@ struct rmax_win *rmax_track_new(MPI_Win win, MPI_Info info, int counting) {
   struct rmax_win *w = rmax_root_of(win);
   if (!w) return NULL;
   rmax_keys_from_info(info, &w->keys);
-  rmax_epoch_init(w, counting || w->keys.order);
+  /* processor atomics check for a lock epoch with one load: count them */
+  int atomic = rmax_atomic_setup(w, info);
+  rmax_epoch_init(w, counting || w->keys.order || atomic);
   return w;
 }
