@@ -20,6 +20,10 @@
  *   epoch      an operation outside any epoch gets the error class the MPI
  *              gives on its own window (MPICH: MPI_ERR_RMA_SYNC; Open MPI
  *              osc/sm checks nothing)
+ * Results are read right after the call, without a flush: on this path an
+ * operation is complete when the call returns (docs/RMA_EXTENSIONS.md), and
+ * that is part of what is tested (the MPI's own path would need
+ * MPI_Win_flush_local first, and these cases fail on it).
  */
 #include <inttypes.h>
 #include <stdio.h>
