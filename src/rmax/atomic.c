@@ -181,6 +181,20 @@ static int locate(struct rmax_win *w, struct rmax_win *root, int rank,
 APPLY(uint32_t)
 APPLY(uint64_t)
 
+/* On failure the builtin leaves the current value in expect: either way
+ * expect ends up holding the old value, which is the result. */
+#define CAS(T)                                                                     \
+  static void cas_##T(T *at, const void *oa, const void *ca, void *ra) {            \
+    T expect, desired;                                                             \
+    memcpy(&expect, ca, sizeof expect);                                            \
+    memcpy(&desired, oa, sizeof desired);                                          \
+    __atomic_compare_exchange_n(at, &expect, desired, 0, __ATOMIC_SEQ_CST,         \
+                                __ATOMIC_SEQ_CST);                                 \
+    memcpy(ra, &expect, sizeof expect);                                            \
+  }
+CAS(uint32_t)
+CAS(uint64_t)
+
 static void apply(char *at, int size, const void *src, void *res, int kind, MPI_Count n) {
   /* unsigned: the sum wraps as the MPI's signed sum does in two's complement */
   if (size == 4) apply_uint32_t((uint32_t *)(void *)at, src, res, kind, n);
@@ -245,23 +259,8 @@ int rmax_atomic_compare_and_swap(struct rmax_win *w, const void *oa, const void 
   char *at;
   int found = locate(w, root, tr, td, 1, size, dt, &at, rc);
   if (found <= 0) return found < 0;
-  /* on failure the builtin leaves the current value in expect: either way
-   * expect ends up holding the old value, which is the result */
-  if (size == 4) {
-    uint32_t expect, desired;
-    memcpy(&expect, ca, 4);
-    memcpy(&desired, oa, 4);
-    __atomic_compare_exchange_n((uint32_t *)(void *)at, &expect, desired, 0, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
-    memcpy(ra, &expect, 4);
-  } else {
-    uint64_t expect, desired;
-    memcpy(&expect, ca, 8);
-    memcpy(&desired, oa, 8);
-    __atomic_compare_exchange_n((uint64_t *)(void *)at, &expect, desired, 0, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
-    memcpy(ra, &expect, 8);
-  }
+  if (size == 4) cas_uint32_t((uint32_t *)(void *)at, oa, ca, ra);
+  else cas_uint64_t((uint64_t *)(void *)at, oa, ca, ra);
   *rc = MPI_SUCCESS;
   return 1;
 }
