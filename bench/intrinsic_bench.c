@@ -45,6 +45,7 @@ static MPI_Win make(const char *dir, const char *tag, int keys, int64_t **base) 
   MPI_Info_set(info, "alloc_type", "storage");
   MPI_Info_set(info, "storage_alloc_filename", fn);
   MPI_Info_set(info, "storage_node_shared", "true");
+  MPI_Info_set(info, "storage_alloc_unlink", "true"); /* removed at free */
   if (keys) {
     MPI_Info_set(info, "mpi_assert_accumulate_intrinsic", "true");
     MPI_Info_set(info, "accumulate_ordering", "none");
