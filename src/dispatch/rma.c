@@ -1,10 +1,13 @@
 /* One-sided communication. Each call's target is translated by the RMA
  * extensions (one load when they track no window: src/rmax/route.c); a put
  * into this process's own pager window first tells the pager which blocks
- * it overwrites whole; then the MPI's call, in the form the user called. */
+ * it overwrites whole; an accumulate on a window that asked for intrinsic
+ * operations may be done here with processor atomics (src/rmax/atomic.c);
+ * else the MPI's call, in the form the user called. */
 #include "dispatch/dispatch.h"
 #include "process/process.h"
 #include "rmax/api.h"
+#include "rmax/rmax.h"
 #include "win/internal.h"
 
 /* The translated target, or an MPI error already raised on the window. */
@@ -14,6 +17,16 @@
       int rc_ = rmax_target(large ? routine "_c" : routine, &win, &tr, &td); \
       if (rc_ != MPI_SUCCESS) return rc_;                                  \
     }                                                                      \
+  } while (0)
+
+/* Done with processor atomics when the window took that path: returns the
+ * call's result. Windows rmax does not track cost the one load. */
+#define ATOMIC(fn, ...)                                                     \
+  do {                                                                      \
+    struct rmax_win *w_ = mpisw_disabled || !mpisw_rmax_live ? NULL         \
+                                                             : mpisw_rmax_lookup(win); \
+    int arc_;                                                               \
+    if (w_ && fn(w_, __VA_ARGS__, &arc_)) return arc_;                      \
   } while (0)
 
 /* Blocks a put covers whole are zero-filled instead of read
@@ -50,6 +63,7 @@ int mpisw_do_Rget(void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
 
 int mpisw_do_Accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                         MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
+  ATOMIC(mpisw_rmax_atomic_accumulate, oa, oc, odt, tr, td, tc, tdt, o);
   ROUTE("MPI_Accumulate", large);
   return mpisw_mpi_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win, large);
 }
@@ -57,6 +71,7 @@ int mpisw_do_Accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, 
 int mpisw_do_Raccumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                          MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win,
                          MPI_Request *req, int large) {
+  ATOMIC(mpisw_rmax_atomic_raccumulate, oa, oc, odt, tr, td, tc, tdt, o, req);
   ROUTE("MPI_Raccumulate", large);
   return mpisw_mpi_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req, large);
 }
@@ -64,6 +79,7 @@ int mpisw_do_Raccumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr,
 int mpisw_do_Get_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, void *ra,
                             MPI_Count rc, MPI_Datatype rdt, int tr, MPI_Aint td, MPI_Count tc,
                             MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
+  ATOMIC(mpisw_rmax_atomic_get_accumulate, oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o);
   ROUTE("MPI_Get_accumulate", large);
   return mpisw_mpi_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, large);
 }
@@ -72,6 +88,7 @@ int mpisw_do_Rget_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, voi
                              MPI_Count rc, MPI_Datatype rdt, int tr, MPI_Aint td, MPI_Count tc,
                              MPI_Datatype tdt, MPI_Op o, MPI_Win win, MPI_Request *req,
                              int large) {
+  ATOMIC(mpisw_rmax_atomic_rget_accumulate, oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, req);
   ROUTE("MPI_Rget_accumulate", large);
   return mpisw_mpi_Rget_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req,
                                    large);
@@ -79,12 +96,14 @@ int mpisw_do_Rget_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, voi
 
 int mpisw_do_Fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int tr, MPI_Aint td,
                           MPI_Op o, MPI_Win win) {
+  ATOMIC(mpisw_rmax_atomic_fetch_and_op, oa, ra, dt, tr, td, o);
   ROUTE("MPI_Fetch_and_op", 0);
   return mpisw_next.Fetch_and_op(oa, ra, dt, tr, td, o, win);
 }
 
 int mpisw_do_Compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Datatype dt, int tr,
                               MPI_Aint td, MPI_Win win) {
+  ATOMIC(mpisw_rmax_atomic_compare_and_swap, oa, ca, ra, dt, tr, td);
   ROUTE("MPI_Compare_and_swap", 0);
   return mpisw_next.Compare_and_swap(oa, ca, ra, dt, tr, td, win);
 }

@@ -53,6 +53,7 @@ int mpisw_rmax_free(MPI_Win *win, int *handled) {
     /* The window module's arrays go with the MPI window; duplicates that
      * outlive it must not read them. */
     w->shift = w->shift_du = NULL;
+    __atomic_store_n(&w->atomic, 0, __ATOMIC_RELEASE); /* the segments go too */
     if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_SEQ_CST) == 0) mpisw_rmax_destroy(w);
     return MPI_SUCCESS; /* the caller frees the MPI window */
   }

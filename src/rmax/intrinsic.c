@@ -1,14 +1,22 @@
 /* MPIX_Win_op_intrinsic (paper, section 2.3): are these accumulate
  * operations done by hardware atomics intrinsic to the origin, without a
- * lock or the target's CPU? The answer must be honest for the MPI below:
- *  - MPICH 4.0 ch4: shared-memory windows apply accumulates under an
- *    inter-process mutex (software), other windows use active messages at
- *    the target; UCX atomics are used only with a network that has them.
- *  - Open MPI 4.1 osc/ucx and osc/sm: accumulates and even single-element
- *    fetch-and-op take the window's accumulate lock around the operation
- *    (acc_single_intrinsic, which skips it, arrived in Open MPI 5).
- * So on both, every combination answers 0 here; the call still checks its
- * arguments, so a program written against it works unchanged elsewhere. */
+ * lock or the target's CPU? The answer must be honest:
+ *  - The MPIs below have no such path. MPICH 4.0 ch4: shared-memory windows
+ *    apply accumulates under an inter-process mutex (software), other
+ *    windows use active messages at the target; UCX atomics are used only
+ *    with a network that has them. Open MPI 4.1 osc/ucx and osc/sm:
+ *    accumulates and even single-element fetch-and-op take the window's
+ *    accumulate lock around the operation (acc_single_intrinsic, which
+ *    skips it, arrived in Open MPI 5).
+ *  - mpisw's own path (atomic.c): on a node-shared storage window made with
+ *    mpi_assert_accumulate_intrinsic=true and accumulate_ordering=none,
+ *    sum, replace, no_op and cas on 4- and 8-byte integer types run as
+ *    processor atomics in the calling process, for any count (each element
+ *    is one atomic, which is all the atomicity MPI promises).
+ * So the answer is 1 exactly there (duplicates of such a window included)
+ * and 0 for every other window, operation or datatype. The call checks its
+ * arguments either way, so a program written against it works unchanged
+ * elsewhere. */
 #include <string.h>
 #include <strings.h>
 
@@ -18,10 +26,12 @@
 static const char *const known_ops[] = {"max",  "min", "sum",  "prod",    "land",  "band",
                                         "lor",  "bor", "lxor", "bxor",    "maxloc", "minloc",
                                         "replace", "no_op", "cas", NULL};
+/* what atomic.c does with processor atomics */
+static const char *const atomic_ops[] = {"sum", "replace", "no_op", "cas", NULL};
 
-static int known(const char *op, size_t len) {
-  for (int i = 0; known_ops[i]; i++)
-    if (strlen(known_ops[i]) == len && !strncasecmp(known_ops[i], op, len)) return 1;
+static int in(const char *const *list, const char *op, size_t len) {
+  for (int i = 0; list[i]; i++)
+    if (strlen(list[i]) == len && !strncasecmp(list[i], op, len)) return 1;
   return 0;
 }
 
@@ -32,24 +42,22 @@ int mpisw_rmax_op_intrinsic(MPI_Win win, const char *ops, int max_count, MPI_Dat
   if (max_count < 0) return mpisw_rmax_error(routine, win, "max_count %d is negative", max_count);
   if (datatype == MPI_DATATYPE_NULL) return mpisw_rmax_error(routine, win, "datatype is MPI_DATATYPE_NULL");
   const char *p = ops;
-  int n = 0;
+  int n = 0, all_atomic = 1;
   while (*p) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
     while (len && (*p == ' ')) p++, len--;
     while (len && p[len - 1] == ' ') len--;
-    if (!known(p, len))
+    if (!in(known_ops, p, len))
       return mpisw_rmax_error(routine, win, "unknown operation \"%.*s\" in \"%s\" (use sum, replace, cas, ...)",
                         (int)len, p, ops);
+    all_atomic = all_atomic && in(atomic_ops, p, len);
     n++;
     if (!e) break;
     p = e + 1;
   }
   if (n == 0) return mpisw_rmax_error(routine, win, "ops is empty");
-  *flag = mpisw_rmax_intrinsic_supported();
+  /* max_count does not matter: every count is element-wise atomic there */
+  *flag = mpisw_rmax_atomic_intrinsic(win, all_atomic, datatype);
   return MPI_SUCCESS;
 }
-
-/* No window kind of either MPI has an intrinsic path (top of this file), so
- * the answer depends on neither the window, the datatype nor the count. */
-int mpisw_rmax_intrinsic_supported(void) { return 0; }

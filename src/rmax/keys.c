@@ -71,8 +71,9 @@ void mpisw_rmax_keys_put(const struct rmax_win *w, MPI_Info info) {
   /* ordering is honoured by flushing between operations to one target */
   PMPI_Info_set(info, KEY_ORDER, k && k->order ? "true" : "false");
   /* an assertion: ignoring it is always correct; it shows true only where
-   * an intrinsic path exists to switch to (none here, see intrinsic.c) */
-  PMPI_Info_set(info, KEY_ACC, k && k->acc_intrinsic && mpisw_rmax_intrinsic_supported() ? "true" : "false");
+   * the window took the processor-atomic path (atomic.c), which a duplicate
+   * shares with its parent whatever its own keys say */
+  PMPI_Info_set(info, KEY_ACC, w && w->root && w->root->atomic ? "true" : "false");
 }
 
 /* A root made at window creation knows its epochs from the start. */
@@ -80,6 +81,8 @@ struct rmax_win *mpisw_rmax_track_new(MPI_Win win, MPI_Info info, int counting) 
   struct rmax_win *w = mpisw_rmax_root_of(win);
   if (!w) return NULL;
   mpisw_rmax_keys_from_info(info, &w->keys);
-  mpisw_rmax_epoch_init(w, counting || w->keys.order);
+  /* processor atomics check for a lock epoch with one load: count them */
+  int atomic = mpisw_rmax_atomic_setup(w, info);
+  mpisw_rmax_epoch_init(w, counting || w->keys.order || atomic);
   return w;
 }

@@ -39,8 +39,9 @@ const struct mpisw_module mpisw_rmax_module = {
     .win_created = created,
 };
 
+/* Every window shows the keys' effective values, tracked or not. */
 void mpisw_rmax_put_info(MPI_Win win, MPI_Info info) {
-  if (mpisw_rmax_live) mpisw_rmax_keys_put(mpisw_rmax_lookup(win), info);
+  mpisw_rmax_keys_put(mpisw_rmax_lookup(win), info);
 }
 
 /* Predefined attributes of a duplicate are its parent's; a memory-handle

@@ -54,6 +54,13 @@ struct rmax_win {
   /* root of a storage window on the MPI's node-shared window: the MPI's
    * target_disp is shift[r] + disp * disp_unit[r] (win/node_shared.c) */
   const MPI_Aint *shift, *shift_du;
+  /* root of such a window made with mpi_assert_accumulate_intrinsic=true and
+   * accumulate_ordering=none: intrinsic accumulates run as processor
+   * atomics here (atomic.c) on every rank's part, mapped in this process at
+   * seg_addr[r] (seg_bytes[r] long). Fixed at creation; 0 once freed. */
+  int atomic;
+  char **seg_addr;
+  MPI_Aint *seg_bytes;
   int refs;                /* root: 1 until freed + live dups / memhandle windows */
   int *keyvals;            /* DUP/MEMH: user attributes set on the handle */
   int nkeyvals;
@@ -100,10 +107,45 @@ int mpisw_rmax_has_keys(MPI_Info info);
 /* Effective values written into info. */
 void mpisw_rmax_keys_put(const struct rmax_win *w, MPI_Info info);
 int mpisw_rmax_thread_scope_supported(void);
-int mpisw_rmax_intrinsic_supported(void);
 /* counting: count passive epochs from the start (ordered windows, and
  * dynamic ones, whose memory-handle windows may ask for ordering later). */
 struct rmax_win *mpisw_rmax_track_new(MPI_Win win, MPI_Info info, int counting);
+
+/* ---- atomic.c: intrinsic accumulates as processor atomics ----
+ * Each returns 1 when it did the call itself (*rc is then the MPI result,
+ * already raised on the window if an error), 0 when the call must go on to
+ * the MPI (w not such a window, or an operation, datatype or target it does
+ * not take). w is the looked-up state of the user's window (not NULL).
+ * Counts are MPI_Count so that the MPI-4 _c forms call the same functions. */
+int mpisw_rmax_atomic_accumulate(struct rmax_win *w, const void *oa, MPI_Count oc, MPI_Datatype odt,
+                           int tr, MPI_Aint td, MPI_Count tc, MPI_Datatype tdt, MPI_Op op,
+                           int *rc);
+int mpisw_rmax_atomic_get_accumulate(struct rmax_win *w, const void *oa, MPI_Count oc,
+                               MPI_Datatype odt, void *ra, MPI_Count rcount, MPI_Datatype rdt,
+                               int tr, MPI_Aint td, MPI_Count tc, MPI_Datatype tdt, MPI_Op op,
+                               int *rc);
+int mpisw_rmax_atomic_fetch_and_op(struct rmax_win *w, const void *oa, void *ra, MPI_Datatype dt,
+                             int tr, MPI_Aint td, MPI_Op op, int *rc);
+int mpisw_rmax_atomic_compare_and_swap(struct rmax_win *w, const void *oa, const void *ca, void *ra,
+                                 MPI_Datatype dt, int tr, MPI_Aint td, int *rc);
+/* The request forms: done here, *req is an already completed request. */
+int mpisw_rmax_atomic_raccumulate(struct rmax_win *w, const void *oa, MPI_Count oc, MPI_Datatype odt,
+                            int tr, MPI_Aint td, MPI_Count tc, MPI_Datatype tdt, MPI_Op op,
+                            MPI_Request *req, int *rc);
+int mpisw_rmax_atomic_rget_accumulate(struct rmax_win *w, const void *oa, MPI_Count oc,
+                                MPI_Datatype odt, void *ra, MPI_Count rcount, MPI_Datatype rdt,
+                                int tr, MPI_Aint td, MPI_Count tc, MPI_Datatype tdt, MPI_Op op,
+                                MPI_Request *req, int *rc);
+/* At creation (mpisw_rmax_track_new): switches the path on when the window and
+ * its info qualify; 1 when on. */
+int mpisw_rmax_atomic_setup(struct rmax_win *root, MPI_Info info);
+/* MPIX_Win_op_intrinsic's answer for win, datatype and the operations
+ * (all of them in sum, replace, no_op, cas: ops_atomic). */
+int mpisw_rmax_atomic_intrinsic(MPI_Win win, int ops_atomic, MPI_Datatype datatype);
+/* route.c: 1 in a passive epoch at rank, 0 not, -1 cannot tell. */
+int mpisw_rmax_in_passive_epoch(struct rmax_win *root, int rank);
+/* rreq.c: a request that is already complete. */
+int mpisw_rmax_request_done(MPI_Request *request);
 
 /* ---- arena.c: MPI_Alloc_mem served from one allocated window ---- */
 int mpisw_rmax_arena_init(void);            /* collective, at MPI_Init */

@@ -9,7 +9,7 @@
  * not yet released is certain even when the window was tracked only later
  * (a duplicate made mid-way); its absence is certain only for windows
  * tracked since creation. */
-static int in_passive_epoch(struct rmax_win *root, int rank) {
+int mpisw_rmax_in_passive_epoch(struct rmax_win *root, int rank) {
   if (__atomic_load_n(&root->ep.lock_all, __ATOMIC_ACQUIRE) > 0 ||
       (rank >= 0 && rank < root->ep.nranks &&
        __atomic_load_n(&root->ep.locks[rank], __ATOMIC_ACQUIRE) > 0))
@@ -28,7 +28,7 @@ static void order_before(struct rmax_win *w, const struct rmax_op *op) {
     mpisw_next.Win_flush(op->rank, op->win); /* the arena is always in a lock_all epoch */
     return;
   }
-  int passive = in_passive_epoch(w->root, op->rank);
+  int passive = mpisw_rmax_in_passive_epoch(w->root, op->rank);
   if (passive > 0) mpisw_next.Win_flush(op->rank, op->win);
   else if (passive < 0) mpisw_rmax_flush_guarded(op->win, op->rank);
   /* active target epochs: operations complete at the closing call */

@@ -25,10 +25,14 @@ static int cancel(void *extra, int complete) {
   return MPI_SUCCESS;
 }
 
+int mpisw_rmax_request_done(MPI_Request *request) {
+  int rc = PMPI_Grequest_start(query, release, cancel, NULL, request);
+  if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(*request);
+  return rc;
+}
+
 int mpisw_rmax_remote_complete(MPI_Win win, int rank, MPI_Request *request) {
   int rc = mpisw_rmax_win_flush(win, rank); /* routes duplicates and handles */
   if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Grequest_start(query, release, cancel, NULL, request);
-  if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(*request);
-  return rc;
+  return mpisw_rmax_request_done(request);
 }

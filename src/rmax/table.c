@@ -84,6 +84,8 @@ void mpisw_rmax_destroy(struct rmax_win *w) {
   free(w->pending);
   free(w->ep.locks);
   free(w->keyvals);
+  free(w->seg_addr);
+  free(w->seg_bytes);
   pthread_mutex_destroy(&w->mu);
   free(w);
 }

@@ -174,6 +174,10 @@ int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_u
  * unit (target_disp becomes shift[r] + disp * disp_unit[r]); 0 for others. */
 int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
                        const MPI_Aint **disp_unit);
+/* For the RMA layer's processor atomics (src/rmax/atomic.c): where rank's
+ * part of a node-shared window is mapped in this process (every process
+ * maps every rank's file) and its size in bytes; 0 for other windows. */
+int mpisw_win_node_segment(MPI_Win win, int rank, void **addr, MPI_Aint *size);
 /* MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT as the user made them; 1 when
  * answered. */
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);

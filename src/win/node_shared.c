@@ -209,6 +209,19 @@ int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
   return 1;
 }
 
+int mpisw_win_node_segment(MPI_Win win, int rank, void **addr, MPI_Aint *size) {
+  struct mpisw_win *w = node_shared_win(win);
+  if (!w || rank < 0 || rank >= w->nranks) return 0;
+  MPI_Aint sz;
+  int du;
+  char *b = NULL;
+  if (mpisw_next.Win_shared_query(w->win, rank, &sz, &du, &b) != MPI_SUCCESS) return 0;
+  /* map_all mapped rank's file here, in this process too */
+  *addr = b && w->seg_size[rank] > 0 ? b + w->seg_off[rank] : NULL;
+  *size = w->seg_size[rank];
+  return 1;
+}
+
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag) {
   if (keyval != MPI_WIN_BASE && keyval != MPI_WIN_SIZE && keyval != MPI_WIN_DISP_UNIT) return 0;
   struct mpisw_win *w = node_shared_win(win);
