@@ -1,6 +1,7 @@
-/* The pager's worker threads and its memory budget: evictions (the block
- * moved out with UFFDIO_MOVE, then written if it changed), write-backs for
- * a sync, and read-ahead loads. */
+/* The pager's memory budget and the two jobs that write: evictions (the
+ * block moved out with UFFDIO_MOVE, then written if it changed) and
+ * write-backs for a sync. The worker threads that run them are
+ * pager_worker.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg) {
   }
 }
 
-static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
+void mpisw_pager_evict_block(struct mpisw_pager *pg, uint32_t i, char *slot) {
   struct block *bl = &pg->b[i];
   char *src = pg->addr + (uint64_t)i * pg->block;
   uint64_t n = pager_block_bytes(pg, i);
@@ -121,7 +122,7 @@ static void evict(struct mpisw_pager *pg, uint32_t i, char *slot) {
  * before the write, so a write landing meanwhile is seen as written (and its
  * block as changed) afterwards; one a sync found during the flush (flag
  * F_REFLUSH) makes it flush again before the sync can return. */
-static void flush(struct mpisw_pager *pg, uint32_t i) {
+void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i) {
   struct block *bl = &pg->b[i];
   char *src = pg->addr + (uint64_t)i * pg->block;
   uint64_t n = pager_block_bytes(pg, i);
@@ -166,47 +167,4 @@ static void flush(struct mpisw_pager *pg, uint32_t i) {
   }
   pthread_cond_broadcast(&pg->cv);
   pthread_mutex_unlock(&pg->mu);
-}
-
-void *mpisw_pager_worker_main(void *arg) {
-  struct worker_arg *wa = arg;
-  struct mpisw_pager *pg = wa->pg;
-  char *slot = pg->slots + (uint64_t)wa->id * pg->block;
-  char *buf = NULL;
-  if (posix_memalign((void **)&buf, PAGER_ALIGN, pg->block)) buf = NULL;
-  free(wa);
-  pthread_mutex_lock(&pg->mu);
-  for (;;) {
-    while (!pg->stop && !pg->q_evict.n && !pg->q_flush.n && !pg->q_load.n)
-      pthread_cond_wait(&pg->qcv, &pg->mu);
-    if (pg->stop) break;
-    if (pg->q_evict.n) {
-      uint32_t i = ring_pop(&pg->q_evict);
-      pthread_mutex_unlock(&pg->mu);
-      evict(pg, i, slot);
-    } else if (pg->q_flush.n) {
-      uint32_t i = ring_pop(&pg->q_flush);
-      pthread_mutex_unlock(&pg->mu);
-      flush(pg, i);
-    } else {
-      uint32_t i = ring_pop(&pg->q_load);
-      struct block *bl = &pg->b[i];
-      bl->flags &= ~(unsigned)F_LOADQ;
-      /* read-ahead never waits for room: dropped when there is none */
-      if (bl->state != ABSENT || pg->held + 1 > pg->max + pg->stuck || !buf) {
-        if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
-        continue;
-      }
-      bl->state = LOADING;
-      pg->held++;
-      pg->loading++;
-      pg->st.readaheads++;
-      pthread_mutex_unlock(&pg->mu);
-      mpisw_pager_load(pg, i, buf, 0);
-    }
-    pthread_mutex_lock(&pg->mu);
-  }
-  pthread_mutex_unlock(&pg->mu);
-  free(buf);
-  return NULL;
 }

@@ -175,6 +175,11 @@ void *mpisw_pager_fault_main(void *arg);
 
 /* ---- pager_evict.c: the memory budget, evictions, write-backs ---- */
 void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg);
+/* pager_evict.c: move block i out (through this worker's slot) and write it
+ * if it changed; write block i in place for a sync. */
+void mpisw_pager_evict_block(struct mpisw_pager *pg, uint32_t i, char *slot);
+void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i);
+/* pager_worker.c: a worker thread's loop. */
 void *mpisw_pager_worker_main(void *arg);
 
 #endif

@@ -66,13 +66,6 @@ set(_fortran_have_use_mpi MPI_Fortran_HAVE_F90_MODULE)
 set(_fortran_have_mpi_f08 MPI_Fortran_HAVE_F08_MODULE)
 set(_fortran_have_mpif_h MPI_Fortran_HAVE_F77_HEADER)
 
-function(mpisw_fortran_test name np labels)
-  set_tests_properties(${name} PROPERTIES TIMEOUT ${MPISW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
-                       PROCESSORS ${np} LABELS "${labels}")
-  if(MPISW_MPIEXEC_ENV)
-    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${MPISW_MPIEXEC_ENV}")
-  endif()
-endfunction()
 
 foreach(b IN LISTS _fortran_bindings)
   set(why "${_fortran_why}")
@@ -111,6 +104,6 @@ foreach(b IN LISTS _fortran_bindings)
                        $<TARGET_FILE:${prog}> $<TARGET_FILE:mpisw> --
                        ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
     endif()
-    mpisw_fortran_test(${tn} ${np} "${labels}")
+    mpisw_mpi_props(${tn} ${np} "${labels}")
   endforeach()
 endforeach()

@@ -1,0 +1,49 @@
+/* The pager's worker threads: each takes, in this order, evictions,
+ * write-backs for a sync (pager_evict.c) and read-ahead loads
+ * (pager_fault.c) from the queues the fault thread and syncs fill. */
+#include <stdlib.h>
+
+#include "pager/pager_internal.h"
+
+void *mpisw_pager_worker_main(void *arg) {
+  struct worker_arg *wa = arg;
+  struct mpisw_pager *pg = wa->pg;
+  char *slot = pg->slots + (uint64_t)wa->id * pg->block;
+  char *buf = NULL;
+  if (posix_memalign((void **)&buf, PAGER_ALIGN, pg->block)) buf = NULL;
+  free(wa);
+  pthread_mutex_lock(&pg->mu);
+  for (;;) {
+    while (!pg->stop && !pg->q_evict.n && !pg->q_flush.n && !pg->q_load.n)
+      pthread_cond_wait(&pg->qcv, &pg->mu);
+    if (pg->stop) break;
+    if (pg->q_evict.n) {
+      uint32_t i = ring_pop(&pg->q_evict);
+      pthread_mutex_unlock(&pg->mu);
+      mpisw_pager_evict_block(pg, i, slot);
+    } else if (pg->q_flush.n) {
+      uint32_t i = ring_pop(&pg->q_flush);
+      pthread_mutex_unlock(&pg->mu);
+      mpisw_pager_flush_block(pg, i);
+    } else {
+      uint32_t i = ring_pop(&pg->q_load);
+      struct block *bl = &pg->b[i];
+      bl->flags &= ~(unsigned)F_LOADQ;
+      /* read-ahead never waits for room: dropped when there is none */
+      if (bl->state != ABSENT || pg->held + 1 > pg->max + pg->stuck || !buf) {
+        if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
+        continue;
+      }
+      bl->state = LOADING;
+      pg->held++;
+      pg->loading++;
+      pg->st.readaheads++;
+      pthread_mutex_unlock(&pg->mu);
+      mpisw_pager_load(pg, i, buf, 0);
+    }
+    pthread_mutex_lock(&pg->mu);
+  }
+  pthread_mutex_unlock(&pg->mu);
+  free(buf);
+  return NULL;
+}
