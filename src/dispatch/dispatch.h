@@ -17,6 +17,7 @@
 #define MPISW_CALL(name, params, args) int mpisw_do_##name params;
 #define MPISW_CALL_C(name, params, args) int mpisw_do_##name(MPISW_UNPAREN params, int large);
 #define MPISW_CALL4(name, params, args) int mpisw_do_##name params;
+#define MPISW_CALL_T(type, name, params, args) type mpisw_do_##name params;
 #include "pmpi/calls.def"
 
 /* ---- modules.c: every module's hook for one milestone, in the modules'

@@ -23,6 +23,9 @@ __attribute__((constructor)) static void check_mpi_when_loaded(void) { mpisw_ide
 #define MPISW_CALL_C(name, params, args) \
   ENTRY(name, params, mpisw_do_##name(MPISW_UNPAREN args, 0))
 #define MPISW_CALL4(name, params, args)
+#define MPISW_CALL_T(type, name, params, args)                                  \
+  MPISW_EXPORT type MPI_##name params { return mpisw_do_##name args; }          \
+  MPISW_EXPORT type PMPI_##name params __attribute__((alias("MPI_" #name)));
 #include "pmpi/calls.def"
 
 #define MPISW_CALL_C(name, params, args) \

@@ -20,6 +20,11 @@ static int missing(const char *symbol) {
   static int missing_##name params { return missing("PMPI_" #name); }
 #define MPISW_CALL_C MPISW_CALL
 #define MPISW_CALL4(name, params, args)
+#define MPISW_CALL_T(type, name, params, args)                       \
+  static type missing_##name params {                                \
+    missing("PMPI_" #name);                                          \
+    return (type){0};                                                \
+  }
 #include "pmpi/calls.def"
 #define MPISW_CALL_C(name, params, args) \
   static int missing_##name##_c params { return missing("PMPI_" #name "_c"); }
@@ -58,6 +63,7 @@ __attribute__((constructor(101))) static void find_next_calls(void) {
 #define MPISW_CALL(name, params, args) SET(name, "PMPI_" #name, missing_##name);
 #define MPISW_CALL_C MPISW_CALL
 #define MPISW_CALL4(name, params, args)
+#define MPISW_CALL_T(type, name, params, args) MPISW_CALL(name, params, args)
 #include "pmpi/calls.def"
 #define MPISW_CALL_C(name, params, args) SET(name##_c, "PMPI_" #name "_c", missing_##name##_c);
 #define MPISW_CALL4(name, params, args) SET(name, "PMPI_" #name, missing_##name);

@@ -17,6 +17,7 @@ struct mpisw_next_calls {
 #define MPISW_CALL(name, params, args) int(*name) params;
 #define MPISW_CALL_C(name, params, args) int(*name) params;
 #define MPISW_CALL4(name, params, args)
+#define MPISW_CALL_T(type, name, params, args) type(*name) params;
 #include "pmpi/calls.def"
 #define MPISW_CALL_C(name, params, args) int(*name##_c) params;
 #define MPISW_CALL4(name, params, args) int(*name) params;

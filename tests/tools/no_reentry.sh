@@ -8,7 +8,9 @@
 # 1; exits 0 when there is none.
 set -u
 src=$1
-names=$(sed -nE 's/^MPISW_CALL(_C|4)?\(([A-Za-z_]+),.*/\2/p' "$src/pmpi/calls.def" | sort -u | tr '\n' '|')
+names=$(sed -nE -e 's/^MPISW_(CALL|FILE)(_C|4)?\(([A-Za-z_0-9]+),.*/\3/p' \
+                -e 's/^MPISW_CALL_T\([^,]+, *([A-Za-z_0-9]+),.*/\1/p' "$src/pmpi/calls.def" |
+        sort -u | tr '\n' '|')
 names=${names%|}
 [ -n "$names" ] || { echo "no_reentry.sh: no calls found in $src/pmpi/calls.def"; exit 2; }
 found=$(grep -rnE "\bP?MPI_($names)(_c)?[[:space:]]*\(" "$src" --include='*.c' --include='*.h' |
