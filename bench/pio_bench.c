@@ -30,7 +30,8 @@
  * and per layout open, close, open_close (M1: "usec" the median over the
  * loop, "usec_min", "usec_max", "n"). --skip-unavailable: a target whose
  * first open fails gets one {"phase":"probe","available":false,"error":...}
- * line and is left out; without it that open fails the run. Seconds are
+ * line (and "note": "<label>: not available (<error>)") and is left out;
+ * without it that open fails the run. Seconds are
  * the slowest rank's; GB/s = bytes of all ranks / seconds / 1e9. */
 #include <getopt.h>
 #include <stdint.h>
@@ -581,7 +582,10 @@ int main(int argc, char **argv)
       char h[12000], e[sizeof err * 2];
       head(h, sizeof h, &o, t, 1, 0, "probe");
       json_escape(e, sizeof e, err);
-      printf("%s,\"available\":false,\"error\":\"%s\"}\n", h, e);
+      char lab[512];
+      json_escape(lab, sizeof lab, t->label);
+      printf("%s,\"available\":false,\"error\":\"%s\",\"note\":\"%s: not available (%s)\"}\n",
+             h, e, lab, e);
       fprintf(stderr, "pio_bench: target %s left out: %s\n", t->prefix, err);
       fflush(stdout);
     }
