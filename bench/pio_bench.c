@@ -15,8 +15,9 @@
  * process), PREFIX.oc[.<rank>] (M1) and PREFIX.probe. The names reach
  * MPI_File_open as they are, so a pooled file ("mem:/bench/f") needs no other
  * change, and ROMIO's own prefixes ("ufs:/dev/shm/f") work. Several targets
- * are measured in turn for each configuration and round (A B A B ...), so a
- * shared machine's drift falls on all of them. Every file is deleted
+ * are measured in turn for each configuration and round (A B in odd rounds,
+ * B A in even ones), so a shared machine's drift, and going first, fall on
+ * all of them. Every file is deleted
  * (MPI_File_delete) when its configuration is done, also after a mismatch.
  *
  * The data is a pattern of the writing rank and the file offset; every read
@@ -558,6 +559,13 @@ static void data_phases(const struct opts *o, const struct target *t, struct con
   delete_file(name, c->shared);
 }
 
+/* The k-th target measured in a round: A B ... in odd rounds, ... B A in
+ * even ones, so that going first or last favours no target. */
+static int turn(const struct opts *o, int round, int k)
+{
+  return round % 2 ? k : o->ntargets - 1 - k;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -602,8 +610,10 @@ int main(int argc, char **argv)
 
   for (int round = 1; round <= o.reps; round++) {
     for (int l = 0; l < o.nlayouts && o.opens > 0; l++)
-      for (int i = 0; i < o.ntargets; i++)
+      for (int k = 0; k < o.ntargets; k++) {
+        int i = turn(&o, round, k);
         if (o.targets[i].available) open_close(&o, &o.targets[i], o.layouts[l], round);
+      }
     for (int l = 0; l < o.nlayouts; l++)
       for (int r = 0; r < o.norders; r++)
         for (int x = 0; x < o.nxfers; x++) {
@@ -613,8 +623,10 @@ int main(int argc, char **argv)
           if (c.block == 0) c.block = c.xfer;
           c.slots = c.block / c.xfer;
           make_perm(&o, &c);
-          for (int i = 0; i < o.ntargets; i++)
+          for (int k = 0; k < o.ntargets; k++) {
+            int i = turn(&o, round, k);
             if (o.targets[i].available) data_phases(&o, &o.targets[i], &c, round, buf);
+          }
           free(c.perm);
         }
   }

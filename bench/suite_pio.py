@@ -3,7 +3,8 @@ M1 open/close time against the number of ranks, M2 throughput with open and
 close, M3 the write and read phases alone; transfer sizes 16 KiB, 100,000 B
 (unaligned on purpose), 1 MiB and 10 MiB; sequential and random; shared file
 and file per process; 1, 2 and 4 ranks. Targets in the same run, measured in
-turn for every configuration (A B A B ...): ROMIO on /dev/shm (tmpfs),
+turn for every configuration (A B, then B A in pio_bench's second round;
+2 rounds x the driver's reps): ROMIO on /dev/shm (tmpfs),
 ROMIO on /tmp, and pooled files ("mem:" names) when the build has them; a
 target whose first open fails is left out and recorded as "pooled: not
 available (<error>)". An A/A step (/dev/shm against /dev/shm) shows the
@@ -39,6 +40,7 @@ AA = "romio_shm_b"          # the A/A step's second /dev/shm target
 TARGET_NAMES = {SHM: "ROMIO /dev/shm", TMP: "ROMIO /tmp", POOLED: "pooled (mem:)",
                 AA: "ROMIO /dev/shm (A/A copy)"}
 FIO_SIZE = 1024 * MiB
+ROUNDS = 2                  # pio_bench rounds per run (A B, then B A) x the driver's reps
 
 
 def _targets(tag, *names):
@@ -55,7 +57,7 @@ def _targets(tag, *names):
     return out
 
 
-def _args(xfers, block, opens, reps=1):
+def _args(xfers, block, opens, reps=ROUNDS):
     return ["--xfer", ",".join(str(x) for x in xfers), "--block", str(block),
             "--layout", "both", "--order", "both", "--reps", str(reps),
             "--opens", str(opens), "--skip-unavailable"]
@@ -64,7 +66,7 @@ def _args(xfers, block, opens, reps=1):
 def steps(suite):
     if suite == "smoke":
         return [Step("pio", "pio tiny /dev/shm + pooled probe n=2",
-                     _args([16 * 1024, 100000], 256 * 1024, 5)
+                     _args([16 * 1024, 100000], 256 * 1024, 5, reps=1)
                      + _targets("smoke", SHM, POOLED), ranks=2, timeout=120,
                      extra={"pair": "A/B"})]
     if suite != "pio":
@@ -143,7 +145,7 @@ def ratios(runs):
                 "GB/s of the phase alone (M3)"
             out.append(dict(name=f"pio {name}", which=which,
                             detail=f"pio_bench {what}, {TARGET_NAMES[num]} / "
-                                   f"{TARGET_NAMES[den]}, per rep of the same run", **s))
+                                   f"{TARGET_NAMES[den]}, per round of the same run", **s))
     return out
 
 
@@ -242,8 +244,9 @@ def readme(doc):
          "block's transfer slots, the same for write and read. Every read is checked "
          "against the pattern written. Block: "
          f"{human_bytes(BLOCK)} per rank, rounded down to a multiple of the transfer. The "
-         "targets run in turn for each configuration (A B A B), and an A/A step "
-         "(/dev/shm twice) gives the noise."
+         "targets run in turn for each configuration (A B in a run's first round, B A in "
+         f"its second; {ROUNDS} rounds x the driver's reps, ratios per round of the same run), "
+         "and an A/A step (/dev/shm twice) gives the noise."
          + (f" This machine has {cores} cores: at more ranks than cores MPICH's busy "
             f"polling makes every barrier and collective open cost scheduler timeslices."
             if cores else ""), ""]
@@ -252,11 +255,12 @@ def readme(doc):
     s.append("")
     rat = [r for r in doc.get("ratios", []) if r["name"].startswith("pio ")]
     if rat:
-        s.append("Ratios (per rep of the same run; min / median / max):")
+        s.append("Ratios (each taken per round of the same run, then min / median / max "
+                 "over rounds and reps):")
         s.append("")
-        s.append(md_table(["ratio", "configuration", "min", "median", "max"],
+        s.append(md_table(["ratio", "configuration", "min", "median", "max", "n"],
                           [[r["name"][4:], r["which"], f"{r['min']:.3f}",
-                            f"**{r['median']:.3f}**", f"{r['max']:.3f}"] for r in rat]))
+                            f"**{r['median']:.3f}**", f"{r['max']:.3f}", r["n"]] for r in rat]))
         s.append("")
         if st:
             s.append("The pooled rows (the issue's targets: ≥ 1.0 at 1 and 10 MiB, ≥ 2.0 at "
