@@ -26,8 +26,9 @@
  *
  * One JSON line per phase on stdout (rank 0): {"bench":"pio","target",
  * "prefix","layout","order","xfer","block","segments","ranks","cores",
- * "oversubscribed","hints","collective","fsync","round","phase","bytes",
- * "seconds","GBps"}; phases write, read (M3), write_total, read_total (M2),
+ * "oversubscribed","hints","collective","fsync","round","phase","load1"
+ * (the machine's 1-minute load average when printed),"bytes","seconds",
+ * "GBps"}; phases write, read (M3), write_total, read_total (M2),
  * and per layout open, close, open_close (M1: "usec" the median over the
  * loop, "usec_min", "usec_max", "n"). --skip-unavailable: a target whose
  * first open fails gets one {"phase":"probe","available":false,"error":...}
@@ -342,6 +343,19 @@ static void json_escape(char *out, size_t len, const char *s)
   out[j] = '\0';
 }
 
+/* The 1-minute load average (-1 when unknown): on a shared machine it says
+ * how much the figures were competing for the cores. */
+static double load1(void)
+{
+  double v = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &v) != 1) v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
 /* The fields every record of a target and configuration has. */
 static void head(char *out, size_t len, const struct opts *o, const struct target *t,
                  int shared, int round, const char *phase)
@@ -353,10 +367,10 @@ static void head(char *out, size_t len, const struct opts *o, const struct targe
   snprintf(out, len,
            "{\"bench\":\"pio\",\"target\":\"%s\",\"prefix\":\"%s\",\"layout\":\"%s\","
            "\"ranks\":%d,\"cores\":%d,\"oversubscribed\":%s,\"hints\":\"%s\","
-           "\"collective\":%s,\"fsync\":%s,\"round\":%d,\"phase\":\"%s\"",
+           "\"collective\":%s,\"fsync\":%s,\"round\":%d,\"phase\":\"%s\",\"load1\":%.2f",
            lab, pre, shared ? "shared" : "fpp", nranks, cores,
            nranks > cores ? "true" : "false", hints, o->collective ? "true" : "false",
-           o->fsync_after ? "true" : "false", round, phase);
+           o->fsync_after ? "true" : "false", round, phase, load1());
 }
 
 /* ---- M1: open/close pairs of one file */

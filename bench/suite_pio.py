@@ -250,6 +250,15 @@ def readme(doc):
          + (f" This machine has {cores} cores: at more ranks than cores MPICH's busy "
             f"polling makes every barrier and collective open cost scheduler timeslices."
             if cores else ""), ""]
+    load = stats([r.get("load1") for r in runs if r.get("bench") == "pio"
+                  and isinstance(r.get("load1"), (int, float)) and r["load1"] >= 0])
+    if load:
+        s.append(f"Load average (1 min) while pio_bench printed its records: median "
+                 f"{load['median']:.1f}, {load['min']:.1f}–{load['max']:.1f}"
+                 + (f" on {cores} cores" if cores else "")
+                 + ": above the core count the programs shared the cores with others, "
+                   "which the min–max spreads show.")
+        s.append("")
     st = pooled_status(runs)
     s.append(f"**{st}**" if st else "Pooled files: measured (target `pooled`).")
     s.append("")
