@@ -315,7 +315,7 @@ def plot_all(suite, summary, runs, out, stamp):
         legend_outside(ax)
         size = rows[0]["fields"].get("size")
         what = ("memory bandwidth (membw)" if bench == "membw"
-                else "file system limits (fio, bs 16 MiB, psync)")
+                else "file system limits (fio, bs 16 MiB, psync unless named)")
         ax.set_title(f"{what}, {human_bytes(size or 0)} ({title_tail})", fontsize=9)
         fig.tight_layout()
         save(fig, bench)

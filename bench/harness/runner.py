@@ -140,7 +140,7 @@ class Runner:
     def run_fio(self, step, rep):
         test, size, bs = step.fio_test, step.size, step.extra["bs"]
         f = os.path.join(self.fiodir, "limit.dat")
-        if test in ("write_fsync", "write_direct") and os.path.exists(f):
+        if test.startswith("write") and os.path.exists(f):
             os.unlink(f)      # every write test writes a new file
         if test == "read_cold" and (not os.path.exists(f) or os.path.getsize(f) < size):
             # The file to read: written (buffered, fsync) when no write left one.
@@ -176,7 +176,7 @@ class Runner:
         if rec:
             self.runs.append(rec)
             return True, f"ok {secs:.1f} s, {rec['MiBps']:.0f} MiB/s"
-        if test == "write_direct" and "Invalid argument" in (why or "") + (err or ""):
+        if "--direct=1" in fio.FIO_TESTS[test][1] and "Invalid argument" in (why or "") + (err or ""):
             # A file system without O_DIRECT (tmpfs): no such limit here.
             self.skipped.append({"step": step.label, "rep": rep,
                                  "why": "O_DIRECT not supported on this file system"})
