@@ -85,3 +85,67 @@ foreach(run coll_linked_np2 coll_linked_np4 coll_preload_np2 coll_preload_np4
     mpisw_mpi_props(${tn} ${np} "${labels}")
   endforeach()
 endforeach()
+
+# Downloads and builds are cached under the checkout's build/realprog
+# (MPISW_REALPROG_CACHE in the environment of ctest moves it), shared by
+# every build tree and kept across runs: only the first run fetches.
+set(_rp_cache ${PROJECT_SOURCE_DIR}/build/realprog)
+
+# ---- mpi4py's own test_file.py and test_io.py (pinned sdist from PyPI,
+# built for MPICH: tests/realprog/mpi4py_prepare.sh). Plain MPICH 4.0.2,
+# mpi4py 4.1.2, on 1 and 2 ranks: 89 tests, 63 passed, 0 failed, 26 skipped
+# (the view tests mpi4py skips for MPICH >= 4.0, < 4.1), on every rank. The
+# plain run re-checks that baseline on 1 rank (2 ranks take 20-60 s on two
+# busy cores, and gave the same counts), the preloaded ones must equal it.
+set(_m4p_baseline "63 26")
+add_test(NAME realprog_mpi4py_prepare
+         COMMAND ${MPISW_SH} -c "exec sh \"$0\" \"\${MPISW_REALPROG_CACHE:-$1}\""
+                 ${_rp_dir}/mpi4py_prepare.sh ${_rp_cache})
+set_tests_properties(realprog_mpi4py_prepare PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+                     LABELS "realprog;python" FIXTURES_SETUP realprog_mpi4py)
+set(_m4p_runs plain_np1 preload_np1 preload_np2)
+if(MPISW_REALPROG_POOLED)
+  list(APPEND _m4p_runs pooled_np1 pooled_np2 pooled-noskip_np1 pooled-noskip_np2)
+endif()
+foreach(run IN LISTS _m4p_runs)
+  string(REGEX MATCH "[0-9]+$" np "${run}")
+  string(REGEX REPLACE "_np[0-9]+$" "" mode "${run}")
+  set(expect "${_m4p_baseline}")
+  if(mode STREQUAL "pooled-noskip")
+    set(expect "89 0") # the 26 view tests pass too
+  endif()
+  string(REPLACE "-" "_" tn "realprog_mpi4py_${run}")
+  add_test(NAME ${tn}
+           COMMAND ${MPISW_SH} -c "c=\${MPISW_REALPROG_CACHE:-$1}; shift; exec sh \"$0\" \"$c\" \"$@\""
+                   ${_rp_dir}/run_mpi4py.sh ${_rp_cache} ${mode} ${np} ${expect}
+                   $<TARGET_FILE:mpisw> -- ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
+  mpisw_mpi_props(${tn} ${np} "realprog;python;preload")
+  set_tests_properties(${tn} PROPERTIES TIMEOUT 180 FIXTURES_REQUIRED realprog_mpi4py)
+endforeach()
+
+# ---- MPICH's own test/mpi/io (Debian's mpich source package; fetched,
+# checked and built once by tests/realprog/mpich_io.sh fetch). All 29 pass on
+# plain MPICH 4.0.2. make test runs the 26 of set "quick" (all but the two
+# multi-GiB datatype tests and the slowest); .ci/run runs all 29 after it.
+add_test(NAME realprog_mpich_io_fetch
+         COMMAND ${MPISW_SH} -c "exec sh \"$0\" fetch \"\${MPISW_REALPROG_CACHE:-$1}\""
+                 ${_rp_dir}/mpich_io.sh ${_rp_cache})
+set_tests_properties(realprog_mpich_io_fetch PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
+                     LABELS "realprog" FIXTURES_SETUP realprog_mpich_io)
+set(_mio_runs preload linked)
+if(MPISW_REALPROG_POOLED)
+  list(APPEND _mio_runs pooled)
+endif()
+foreach(mode IN LISTS _mio_runs)
+  set(tn realprog_mpich_io_${mode})
+  add_test(NAME ${tn}
+           COMMAND ${MPISW_SH} -c "c=\${MPISW_REALPROG_CACHE:-$1}; shift; exec sh \"$0\" run \"$c\" \"$@\""
+                   ${_rp_dir}/mpich_io.sh ${_rp_cache} ${mode} quick $<TARGET_FILE:mpisw>
+                   -- ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
+  set(labels "realprog;mpi")
+  if(NOT mode STREQUAL "linked")
+    set(labels "realprog;mpi;preload")
+  endif()
+  mpisw_mpi_props(${tn} 4 "${labels}")
+  set_tests_properties(${tn} PROPERTIES TIMEOUT 240 FIXTURES_REQUIRED realprog_mpich_io)
+endforeach()
