@@ -15,7 +15,8 @@
 #                     and TMPDIR must be empty afterwards (the tests delete
 #                     their files, with MPI_File_delete and DELETE_ON_CLOSE)
 #      pooled         preload + MPISW_MEM_PATHS='$TMPDIR/mpi4py*': the files
-#                     in the pool; in TMPDIR only mkstemp's empty placeholders
+#                     in the pool; in TMPDIR mkstemp's empty placeholders
+#                     (deleting the pooled file leaves them), at least one
 #      pooled-noskip  pooled, with --no-skip-mpi: mpi4py's 26 view tests that
 #                     it skips for MPICH 4.0 (ROMIO aborts on most) run too
 set -u
@@ -92,8 +93,13 @@ plain | preload)
   [ -z "$(ls -A "$tmp")" ] || fail "files left in TMPDIR: $(ls -A "$tmp" | tr '\n' ' ')"
   ;;
 *)
+  # mkstemp's real placeholder stays, empty: MPI_File_delete and
+  # DELETE_ON_CLOSE removed the pooled file of that name, not the real one
+  # (on real files they remove the placeholder itself: TMPDIR ends empty).
   big=$(find "$tmp" -type f -size +0 | head -n 3)
   [ -z "$big" ] || fail "pooled files reached the disk: $big"
+  n=$(find "$tmp" -type f -name 'mpi4py*' | wc -l)
+  [ "$n" -gt 0 ] || fail "no placeholder left in TMPDIR: the tests' files were real, not pooled"
   ;;
 esac
 echo "mpi4py: $passed passed, 0 failed, $skipped skipped"
