@@ -101,7 +101,7 @@ set(_m4p_baseline "63 26")
 add_test(NAME realprog_mpi4py_prepare
          COMMAND ${MPISW_SH} -c "exec sh \"$0\" \"\${MPISW_REALPROG_CACHE:-$1}\""
                  ${_rp_dir}/mpi4py_prepare.sh ${_rp_cache})
-set_tests_properties(realprog_mpi4py_prepare PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+set_tests_properties(realprog_mpi4py_prepare PROPERTIES TIMEOUT 1200 SKIP_RETURN_CODE 77
                      LABELS "realprog;python" FIXTURES_SETUP realprog_mpi4py)
 set(_m4p_runs plain_np1 preload_np1 preload_np2)
 if(MPISW_REALPROG_POOLED)
