@@ -55,8 +55,10 @@ if [ ! -f "$stamp" ]; then
   tar -xzf "$tarball" -C "$base" "mpi4py-$VERSION/test" || die "cannot unpack $tarball"
   echo "mpi4py_prepare.sh: building mpi4py $VERSION for MPICH (MPICC=mpicc.mpich) into $site"
   rm -rf "$site"
+  # --target touches nothing of python3's own: allowed on an externally
+  # managed (Debian) python3 too.
   if ! MPICC=mpicc.mpich PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore \
-       python3 -m pip install --quiet --no-deps --no-cache-dir --target "$site" "$tarball" </dev/null; then
+       PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --no-deps --no-cache-dir --target "$site" "$tarball" </dev/null; then
     rm -rf "$site"
     skip "pip could not build mpi4py $VERSION with mpicc.mpich (its build needs setuptools and Cython from PyPI)"
   fi
