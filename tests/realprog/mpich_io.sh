@@ -9,10 +9,10 @@
 #   CACHE/mpich-io (apt checks the files against the signed Sources index;
 #   this script checks the upstream tarball against the .dsc's SHA-256 again
 #   and against the pinned hash of 4.0.2), unpacks test/mpi, configures it
-#   for mpicc.mpich (C only) and builds util/ and io/. Without deb-src lines
-#   in apt's sources it adds one for the suite mpich comes from, in its own
-#   file /etc/apt/sources.list.d/mpisw-realprog-src.list, and updates that
-#   list alone (it says so). Done once: later calls see the stamp. About
+#   for mpicc.mpich (C only) and builds util/ and io/. When apt-get source
+#   fails (no deb-src lines in apt's sources) it adds one for the suite mpich
+#   comes from, in its own file /etc/apt/sources.list.d/mpisw-realprog-src.list,
+#   updates that list alone and tries again (it says so). Done once: later calls see the stamp. About
 #   90 s the first time (22 MB download, configure, build).
 # run: runs the io programs of testlist (name, ranks, arg=) one by one, each
 #   in a fresh empty working directory (their files have fixed names there:
@@ -65,7 +65,8 @@ locate() {
   stamp=$tree/.mpisw-built
 }
 
-# deb-src for the archive and suite that give the installed mpich.
+# add_deb_src WHY: deb-src for the archive and suite that give the
+# installed mpich (apt had none, or its list was never updated).
 add_deb_src() {
   list=/etc/apt/sources.list.d/mpisw-realprog-src.list
   # "mpich | 4.0.2-3+b1 | http://deb.debian.org/debian bookworm/main amd64 Packages"
@@ -79,8 +80,8 @@ add_deb_src() {
   opts=
   [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
     opts="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
-  echo "mpich_io.sh: apt has no deb-src lines: adding '${opts}$uri $suite $comp' in $list" \
-       "and updating that list alone"
+  echo "mpich_io.sh: apt-get source failed (${1:-no message}): adding" \
+       "'deb-src ${opts}$uri $suite $comp' in $list and updating that list alone"
   echo "deb-src ${opts}$uri $suite $comp" | as_root tee "$list" >/dev/null ||
     skip "cannot write $list (not root, no sudo): add a deb-src line for $suite yourself"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q \
@@ -99,7 +100,7 @@ fetch() {
   orig=$(ls "$base"/mpich_"$upver".orig.tar.* 2>/dev/null | head -n 1)
   if [ ! -f "$dsc" ] || [ -z "$orig" ]; then
     (cd "$base" && apt-get source -q --download-only "mpich=$srcver" </dev/null) >"$base/apt.log" 2>&1 ||
-      { grep -q "deb-src" "$base/apt.log" && add_deb_src &&
+      { add_deb_src "$(grep '^E:' "$base/apt.log" | head -n 1)" &&
         (cd "$base" && apt-get source -q --download-only "mpich=$srcver" </dev/null) >"$base/apt.log" 2>&1; } ||
       { cat "$base/apt.log"; skip "apt-get source --download-only mpich=$srcver failed"; }
     orig=$(ls "$base"/mpich_"$upver".orig.tar.* 2>/dev/null | head -n 1)
