@@ -1,0 +1,105 @@
+#!/bin/sh
+# run_mpi4py.sh CACHE MODE NP "PASSED SKIPPED" LIBMPISW -- MPIEXEC [PREFLAGS...]
+# Runs mpi4py's own test_file.py and test_io.py (from its source
+# distribution, mpi4py built for MPICH: mpi4py_prepare.sh CACHE) on NP ranks
+# with its own runner (test/main.py), counts on every rank the tests passed,
+# failed (failures + errors) and skipped, and passes when every rank has
+# PASSED passed, 0 failed and SKIPPED skipped. The tests name their files
+# with tempfile.mkstemp under TMPDIR, which is a fresh directory here:
+#   test_file.py  $TMPDIR/mpi4py-<world rank><8 random>  (MPI_COMM_SELF)
+#   test_io.py    $TMPDIR/mpi4py-<8 random> (one file over COMM_WORLD) or
+#                 $TMPDIR/mpi4py-<world rank>-<8 random> (COMM_SELF, NP > 1)
+# so the pattern $TMPDIR/mpi4py* takes every one of them and nothing else.
+# MODE plain          no libmpisw: the baseline, plain MPICH
+#      preload        LD_PRELOAD=LIBMPISW; every file reaches MPICH untouched,
+#                     and TMPDIR must be empty afterwards (the tests delete
+#                     their files, with MPI_File_delete and DELETE_ON_CLOSE)
+#      pooled         preload + MPISW_MEM_PATHS='$TMPDIR/mpi4py*': the files
+#                     in the pool; in TMPDIR mkstemp's empty placeholders
+#                     (deleting the pooled file leaves them), at least one
+#      pooled-noskip  pooled, with --no-skip-mpi: mpi4py's 26 view tests that
+#                     it skips for MPICH 4.0 (ROMIO aborts on most) run too
+set -u
+cache=$1 mode=$2 np=$3 expect=$4 lib=$5
+shift 5
+[ "${1:-}" = "--" ] && shift
+here=$(cd "$(dirname "$0")" && pwd)
+prep=$(sh "$here/mpi4py_prepare.sh" "$cache")
+rc=$?
+[ "$rc" = 0 ] || { printf '%s\n' "$prep"; exit "$rc"; }
+site=$(printf '%s\n' "$prep" | tail -n 2 | head -n 1)
+tests=$(printf '%s\n' "$prep" | tail -n 1)
+read -r want_pass want_skip <<EOF
+$expect
+EOF
+
+work=$(mktemp -d /tmp/mpisw-realprog-mpi4py-XXXXXX) || exit 1
+cleanup() { [ "${MPISW_TEST_KEEP:-0}" = 1 ] || rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 143' INT TERM
+fail() { echo "FAIL: run_mpi4py.sh $mode np$np: $*"; exit 1; }
+tmp=$work/tmp
+mkdir "$tmp"
+
+vars="PYTHONPATH=$site TMPDIR=$tmp MPISW_REPORT=1"
+flags=
+case "$mode" in
+plain) ;;
+preload) vars="$vars LD_PRELOAD=$lib" ;;
+pooled) vars="$vars LD_PRELOAD=$lib MPISW_MEM_PATHS=$tmp/mpi4py*" ;;
+pooled-noskip) vars="$vars LD_PRELOAD=$lib MPISW_MEM_PATHS=$tmp/mpi4py*"; flags=--no-skip-mpi ;;
+*) echo "usage: run_mpi4py.sh CACHE plain|preload|pooled|pooled-noskip NP 'PASSED SKIPPED' LIBMPISW -- MPIEXEC" >&2; exit 2 ;;
+esac
+echo "run_mpi4py.sh: $* -n $np env $vars python3 $tests/main.py $flags test_file test_io"
+# Each rank's report to its own file (MPICH's launcher sets PMI_RANK).
+# shellcheck disable=SC2086
+timeout -k 5 170 "$@" -n "$np" env $vars sh -c \
+  'exec python3 -B "$1"/main.py $2 test_file test_io >"$0.$PMI_RANK" 2>&1' \
+  "$work/out" "$tests" "$flags" </dev/null
+rc=$?
+r=0
+while [ "$r" -lt "$np" ]; do
+  echo "---- rank $r"
+  cat "$work/out.$r" 2>/dev/null
+  r=$((r + 1))
+done
+[ "$rc" = 0 ] || fail "mpiexec exited $rc"
+
+r=0
+while [ "$r" -lt "$np" ]; do
+  out=$work/out.$r
+  ran=$(sed -n 's/^Ran \([0-9][0-9]*\) tests\{0,1\} in .*/\1/p' "$out" | tail -n 1)
+  [ -n "$ran" ] || fail "rank $r printed no 'Ran N tests'"
+  last=$(grep -E '^(OK|FAILED)' "$out" | tail -n 1)
+  num() { printf '%s\n' "$last" | sed -n "s/.*$1=\([0-9][0-9]*\).*/\1/p"; }
+  skipped=$(num skipped) failures=$(num failures) errors=$(num errors)
+  failed=$((${failures:-0} + ${errors:-0}))
+  skipped=${skipped:-0}
+  passed=$((ran - skipped - failed))
+  echo "run_mpi4py.sh: rank $r: ran $ran: $passed passed, $failed failed, $skipped skipped" \
+       "(plain MPICH: $want_pass passed, 0 failed, $want_skip skipped)"
+  [ "$passed" = "$want_pass" ] && [ "$failed" = 0 ] && [ "$skipped" = "$want_skip" ] ||
+    fail "rank $r counts differ from plain MPICH's"
+  r=$((r + 1))
+done
+
+n=$(grep -c '^mpisw: active:' "$work/out.0")
+case "$mode" in
+plain) [ "$n" = 0 ] || fail "libmpisw was active in the plain run" ;;
+*) [ "$n" = 1 ] || fail "'mpisw: active:' on $n lines of rank 0, expected 1: libmpisw was not loaded" ;;
+esac
+case "$mode" in
+plain | preload)
+  [ -z "$(ls -A "$tmp")" ] || fail "files left in TMPDIR: $(ls -A "$tmp" | tr '\n' ' ')"
+  ;;
+*)
+  # mkstemp's real placeholder stays, empty: MPI_File_delete and
+  # DELETE_ON_CLOSE removed the pooled file of that name, not the real one
+  # (on real files they remove the placeholder itself: TMPDIR ends empty).
+  big=$(find "$tmp" -type f -size +0 | head -n 3)
+  [ -z "$big" ] || fail "pooled files reached the disk: $big"
+  n=$(find "$tmp" -type f -name 'mpi4py*' | wc -l)
+  [ "$n" -gt 0 ] || fail "no placeholder left in TMPDIR: the tests' files were real, not pooled"
+  ;;
+esac
+echo "mpi4py: $passed passed, 0 failed, $skipped skipped"
