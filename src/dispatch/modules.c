@@ -1,8 +1,10 @@
 /* The library's modules, in the order they are asked: the windows on
  * storage first (they make the window the others then see), the RMA
- * extensions, the process's bookkeeping last. A new module adds its table
+ * extensions, pooled files (then the pool they live in), the process's
+ * bookkeeping last. A new module adds its table
  * (process/module.h) here. */
 #include "dispatch/dispatch.h"
+#include "pfile/pfile.h"
 #include "process/module.h"
 #include "process/process.h"
 #include "rmax/api.h"
@@ -11,6 +13,7 @@
 static const struct mpisw_module *const modules[] = {
     &mpisw_win_module,
     &mpisw_rmax_module,
+    &mpisw_pfile_module, /* closes pooled files before the pool goes */
     &mpisw_process_module,
 };
 #define EACH(m)                                                              \
@@ -28,6 +31,10 @@ void mpisw_modules_after_init(void) {
 
 void mpisw_modules_before_finalize(void) {
   EACH(m) if ((*m)->before_finalize) (*m)->before_finalize();
+}
+
+void mpisw_modules_report(void) {
+  EACH(m) if ((*m)->report) (*m)->report();
 }
 
 void mpisw_modules_win_created(MPI_Win win, MPI_Info info, int flavor, void *base,

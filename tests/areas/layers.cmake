@@ -18,9 +18,9 @@ add_test(NAME layers_win_includes     COMMAND ${_graph} win pmpi process pager c
 add_test(NAME layers_rmax_includes    COMMAND ${_graph} rmax win pmpi process pager core mpi)
 add_test(NAME layers_kvcache_includes COMMAND ${_graph} kvcache win pmpi process pager core mpi)
 add_test(NAME layers_dispatch_includes
-         COMMAND ${_graph} dispatch rmax win pmpi process pager core mpi)
+         COMMAND ${_graph} dispatch pfile pool rmax win pmpi process pager core mpi)
 add_test(NAME layers_interpose_includes
-         COMMAND ${_graph} interpose dispatch rmax win pmpi process pager core mpi)
+         COMMAND ${_graph} interpose dispatch pfile pool rmax win pmpi process pager core mpi)
 # The library never calls its own MPI_X / PMPI_X from inside (a PMPI tool
 # stacked in front would count calls the user never made).
 add_test(NAME layers_no_reentry COMMAND ${MPISW_SH} ${MPISW_TOOLS}/no_reentry.sh
@@ -31,3 +31,7 @@ set_tests_properties(layers_core_includes layers_pager_includes layers_process_i
                      layers_interpose_includes layers_no_reentry
                      PROPERTIES TIMEOUT 30 LABELS layers)
 set_tests_properties(layers_pager_includes PROPERTIES LABELS "pager;layers")
+# Pooled files: pfile/ builds on the pool and below; dispatch/ may call it.
+add_test(NAME layers_pfile_includes
+         COMMAND ${_graph} pfile pool win pmpi process pager core mpi)
+set_tests_properties(layers_pfile_includes PROPERTIES TIMEOUT 30 LABELS layers)
