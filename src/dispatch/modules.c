@@ -1,9 +1,11 @@
 /* The library's modules, in the order they are asked: the windows on
  * storage first (they make the window the others then see), the RMA
- * extensions, the process's bookkeeping last. A new module adds its table
+ * extensions, the pool of pooled files (made on the windows), the
+ * process's bookkeeping last. A new module adds its table
  * (process/module.h) here. */
 #include "dispatch/dispatch.h"
 #include "process/module.h"
+#include "pool/pool.h"
 #include "process/process.h"
 #include "rmax/api.h"
 #include "win/internal.h"
@@ -11,6 +13,7 @@
 static const struct mpisw_module *const modules[] = {
     &mpisw_win_module,
     &mpisw_rmax_module,
+    &mpisw_pool_module,
     &mpisw_process_module,
 };
 #define EACH(m)                                                              \
