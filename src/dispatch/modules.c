@@ -1,11 +1,12 @@
 /* The library's modules, in the order they are asked: the windows on
  * storage first (they make the window the others then see), the RMA
- * extensions, pooled files (then the pool they live in), the process's
- * bookkeeping last. A new module adds its table
+ * extensions, pooled files (then the pool they live in, made on the
+ * windows), the process's bookkeeping last. A new module adds its table
  * (process/module.h) here. */
 #include "dispatch/dispatch.h"
 #include "pfile/pfile.h"
 #include "process/module.h"
+#include "pool/pool.h"
 #include "process/process.h"
 #include "rmax/api.h"
 #include "win/internal.h"
@@ -14,6 +15,7 @@ static const struct mpisw_module *const modules[] = {
     &mpisw_win_module,
     &mpisw_rmax_module,
     &mpisw_pfile_module, /* closes pooled files before the pool goes */
+    &mpisw_pool_module,
     &mpisw_process_module,
 };
 #define EACH(m)                                                              \

@@ -140,11 +140,12 @@ int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, 
       if (prc != MPISW_POOL_OK) code = mpisw_pfile_pool_error(NULL, prc, OPEN, &e);
     }
   }
+  code = agree(comm, size, rank, code, OPEN);
+  /* every rank agrees now: the collective calls below are made by all or none */
   if (code == MPI_SUCCESS && PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
     code = mpisw_pfile_error(NULL, MPI_ERR_OTHER, OPEN, "cannot duplicate the communicator");
   if (code == MPI_SUCCESS && info != MPI_INFO_NULL) PMPI_Info_dup(info, &f->info);
   if (code == MPI_SUCCESS) f->drain = text_hint(info, "mpisw_drain");
-  code = agree(comm, size, rank, code, OPEN);
   if (code == MPI_SUCCESS) {
     char *stage = text_hint(info, "mpisw_stage_in");
     if (stage) code = agree(comm, size, rank, mpisw_pfile_stage_in(f, stage), OPEN);

@@ -1,0 +1,225 @@
+/* The pool as a module (process/module.h): made collectively at MPI_Init,
+ * freed before MPI_Finalize. One shared window per node (the window
+ * module's own path, so MPISW_POOL_HINTS alloc_type=storage puts it on
+ * local disks), every segment of the node mapped in every process; when
+ * the job spans nodes, one more window over the same memory on
+ * MPI_COMM_WORLD, in one passive epoch (lock_all) for the pool's lifetime.
+ * A pool that cannot be made is no error of MPI_Init: pooled opens then
+ * fail with the reason. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/config.h"
+#include "pool/internal.h"
+#include "win/internal.h"
+
+struct pool mpisw_pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                          .why_not = "MPI is not initialized (the pool is made at MPI_Init)"};
+
+int mpisw_pool_ready(void) { return __atomic_load_n(&P->ready, __ATOMIC_ACQUIRE); }
+
+int mpisw_pool_need(const char *name, struct mpisw_error *e) {
+  if (mpisw_pool_ready()) return 0;
+  return mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: no pool: %s", name ? name : "(null)",
+                    P->why_not);
+}
+
+/* A quarter of the memory budget: MPISW_MEMORY_LIMIT when set, else the
+ * process's share of the node's memory (MemAvailable and the cgroup over
+ * the node's ranks); 1 GiB when neither is known. Virtual: it costs what
+ * is written. */
+uint64_t mpisw_pool_default_size(void) {
+  uint64_t budget = mpisw_node_share();
+  if (mpisw_cfg_source(MPISW_CFG_MEMORY_LIMIT) == MPISW_CFG_FROM_ENV &&
+      mpisw_cfg_size(MPISW_CFG_MEMORY_LIMIT) > 0)
+    budget = mpisw_cfg_size(MPISW_CFG_MEMORY_LIMIT);
+  if (budget == UINT64_MAX || budget == 0) budget = 4ULL << 30;
+  return budget / 4 / POOL_PAGE * POOL_PAGE;
+}
+
+static void layout(uint64_t size) {
+  P->size = size;
+  P->nslots = size >= (64ULL << 20) ? 512 : 128;
+  P->dir_off = HDR_SIZE;
+  P->idx_off = (P->dir_off + P->nslots * REC_SIZE + POOL_PAGE - 1) / POOL_PAGE * POOL_PAGE;
+  uint64_t want = size / 8192; /* room for every block down to 8 KiB units, twice */
+  P->idx_cap = 1024;
+  while (P->idx_cap < want) P->idx_cap *= 2;
+  P->heap_off = P->idx_off + P->idx_cap * IDX_ENTRY;
+}
+
+/* MPISW_POOL_HINTS in MPISW_HINTS's syntax (the same parser), every key one
+ * of mpisw's hints; storage_alloc_filename a directory (the pool's file
+ * then has no name and goes with the job, and starts empty). */
+struct unknown {
+  char key[MPISW_HINT_KEY_MAX + 1];
+};
+static int note_unknown(const char *key, void *arg) {
+  struct unknown *u = arg;
+  if (!mpisw_hints_known(key) && !u->key[0]) snprintf(u->key, sizeof u->key, "%s", key);
+  return 0;
+}
+
+static int check_hints(const char *text, int *storage, struct mpisw_error *e) {
+  struct mpisw_hints h;
+  struct unknown u = {{0}};
+  mpisw_hints_init(&h);
+  *storage = 0;
+  if (!text) return 0;
+  if (mpisw_hints_parse_env(&h, text, note_unknown, &u, e)) {
+    char inner[MPISW_MSG_MAX];
+    const char *m = e->msg;
+    if (!strncmp(m, "MPISW_HINTS: ", 13)) m += 13;
+    snprintf(inner, sizeof inner, "%s", m);
+    return mpisw_fail(e, MPISW_K_HINT, "MPISW_POOL_HINTS: %s", inner);
+  }
+  if (u.key[0])
+    return mpisw_fail(e, MPISW_K_HINT, "MPISW_POOL_HINTS: '%s' is not a hint of mpisw (nearest: %s)",
+                      u.key, mpisw_hints_nearest(u.key));
+  if (mpisw_hints_check(&h, e)) {
+    char inner[MPISW_MSG_MAX];
+    snprintf(inner, sizeof inner, "%s", e->msg);
+    return mpisw_fail(e, MPISW_K_HINT, "MPISW_POOL_HINTS: %s", inner);
+  }
+  struct stat st;
+  if (h.storage && (stat(h.filename, &st) || !S_ISDIR(st.st_mode)))
+    return mpisw_fail(e, MPISW_K_HINT,
+                      "MPISW_POOL_HINTS: storage_alloc_filename=%s is not a directory; the pool "
+                      "takes a directory (its file has no name and starts empty)",
+                      h.filename);
+  *storage = h.storage;
+  return 0;
+}
+
+static void not_ready(const struct mpisw_error *e, int speak) {
+  snprintf(P->why_not, sizeof P->why_not, "%s", e->msg);
+  if (speak) fprintf(stderr, "mpisw: MPI_Init: no pool of pooled files: %s\n", e->msg);
+}
+
+static void after_init(void) {
+  struct mpisw_error e;
+  int rank, nranks;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  unsigned long long size = mpisw_cfg_source(MPISW_CFG_POOL_SIZE) == MPISW_CFG_FROM_ENV
+                                ? mpisw_cfg_size(MPISW_CFG_POOL_SIZE)
+                                : mpisw_pool_default_size();
+  const char *text = mpisw_cfg_text(MPISW_CFG_POOL_HINTS);
+  int storage = 0;
+  int failed = check_hints(text, &storage, &e) != 0;
+  /* One size for all (the smallest), one verdict on the hints. */
+  unsigned long long least = size;
+  PMPI_Allreduce(&size, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  if (mpisw_agree(MPI_COMM_WORLD, failed, &e, NULL)) return not_ready(&e, rank == 0);
+  if (least == 0) {
+    mpisw_fail(&e, MPISW_K_USAGE, "MPISW_POOL_SIZE=0 (no pool)");
+    return not_ready(&e, 0);
+  }
+  if (least < POOL_MIN_SIZE) {
+    mpisw_fail(&e, MPISW_K_USAGE, "MPISW_POOL_SIZE=%llu is below the pool's minimum of 4M", least);
+    /* said when asked for; a small default budget just makes no pool */
+    return not_ready(&e, rank == 0 && mpisw_cfg_source(MPISW_CFG_POOL_SIZE) == MPISW_CFG_FROM_ENV);
+  }
+  layout(least);
+
+  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &P->node);
+  PMPI_Comm_set_errhandler(P->node, MPI_ERRORS_RETURN);
+  int nrank, nnode;
+  PMPI_Comm_rank(P->node, &nrank);
+  PMPI_Comm_size(P->node, &nnode);
+  char hints[4096];
+  snprintf(hints, sizeof hints, "storage_alloc_discard=true;%s", text ? text : "");
+  void *base = NULL;
+  /* The pool is not the program's window: MPISW_REPORT's figures stay the
+   * program's, and its virtual memory takes nothing from the budget. */
+  pthread_mutex_lock(&mpisw_lock);
+  struct mpisw_stats before = mpisw_stats;
+  pthread_mutex_unlock(&mpisw_lock);
+  mpisw_env_hints_replace(hints); /* the pool's hints, not MPISW_HINTS */
+  int rc = mpisw_win_allocate_shared("MPI_Init, the pool", (MPI_Aint)least, 1, MPI_INFO_NULL,
+                                     P->node, &base, &P->shm, 0);
+  mpisw_env_hints_restore();
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats = before;
+  pthread_mutex_unlock(&mpisw_lock);
+  struct mpisw_win *w = rc == MPI_SUCCESS ? mpisw_win_lookup(P->shm) : NULL;
+  if (w && w->p.budget_taken) {
+    mpisw_budget_take(-(int64_t)w->p.budget_taken);
+    w->p.budget_taken = 0;
+  }
+  if (rc != MPI_SUCCESS) {
+    char s[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    PMPI_Error_string(rc, s, &n);
+    mpisw_fail(&e, MPISW_K_IO, "the pool's window (%llu bytes per rank): %s", least, s);
+    PMPI_Comm_free(&P->node);
+    return not_ready(&e, rank == 0);
+  }
+  PMPI_Win_set_errhandler(P->shm, MPI_ERRORS_RETURN);
+  P->seg = calloc((size_t)nranks, sizeof *P->seg);
+  int *world_of = calloc((size_t)nnode, sizeof *world_of);
+  PMPI_Allgather(&rank, 1, MPI_INT, world_of, 1, MPI_INT, P->node);
+  for (int q = 0; q < nnode && P->seg; q++) {
+    MPI_Aint sz, du;
+    void *ptr = NULL;
+    int handled = 0;
+    mpisw_win_shared_query(P->shm, q, &sz, &du, &ptr, &handled);
+    int du_int = 0;
+    if (!handled) mpisw_next.Win_shared_query(P->shm, q, &sz, &du_int, &ptr);
+    P->seg[world_of[q]] = ptr;
+  }
+  free(world_of);
+  P->rank = rank;
+  P->nranks = nranks;
+  P->storage = storage;
+  P->rma = nnode < nranks;
+  if (P->rma) {
+    rc = mpisw_next.Win_create(base, (MPI_Aint)least, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                               &P->world);
+    if (rc != MPI_SUCCESS) { /* collective: every rank fails alike */
+      char s[MPI_MAX_ERROR_STRING];
+      int n = 0;
+      PMPI_Error_string(rc, s, &n);
+      mpisw_fail(&e, MPISW_K_IO, "the pool's window over MPI_COMM_WORLD: %s", s);
+      mpisw_win_free(&P->shm);
+      PMPI_Comm_free(&P->node);
+      free(P->seg);
+      P->seg = NULL;
+      return not_ready(&e, rank == 0);
+    }
+    PMPI_Win_set_errhandler(P->world, MPI_ERRORS_RETURN);
+    mpisw_next.Win_lock_all(MPI_MODE_NOCHECK, P->world);
+  }
+  __atomic_store_n(&P->ready, 1, __ATOMIC_RELEASE);
+}
+
+static void before_finalize(void) {
+  if (!mpisw_pool_ready()) return;
+  if (mpisw_report_enabled()) mpisw_pool_usage(&P->last_used, &P->last_cap, &P->last_peak);
+  pthread_mutex_lock(&P->mu);
+  __atomic_store_n(&P->ready, 0, __ATOMIC_RELEASE);
+  snprintf(P->why_not, sizeof P->why_not, "the pool was freed at MPI_Finalize");
+  pthread_mutex_unlock(&P->mu);
+  if (P->rma) {
+    mpisw_next.Win_unlock_all(P->world);
+    mpisw_next.Win_free(&P->world);
+  }
+  pthread_mutex_lock(&mpisw_lock);
+  struct mpisw_stats before = mpisw_stats;
+  pthread_mutex_unlock(&mpisw_lock);
+  mpisw_win_free(&P->shm);
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats = before; /* MPISW_REPORT's figures stay the program's */
+  pthread_mutex_unlock(&mpisw_lock);
+  PMPI_Comm_free(&P->node);
+  free(P->seg);
+  P->seg = NULL;
+}
+
+const struct mpisw_module mpisw_pool_module = {
+    .name = "pool",
+    .after_init = after_init,
+    .before_finalize = before_finalize,
+};
