@@ -110,7 +110,13 @@ int mpisw_pfile_access(struct mpisw_pfile *f, const char *routine, int write, in
   free(tmp);
   if (where == PFILE_INDIVIDUAL)
     f->ptr = pos + (int64_t)(c.done / (uint64_t)f->view.etype_size);
-  if (status != MPI_STATUS_IGNORE) PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)c.done);
+  if (status != MPI_STATUS_IGNORE) {
+    status->MPI_SOURCE = MPI_UNDEFINED; /* as for the MPI's own file calls */
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = MPI_SUCCESS; /* the nonblocking calls' requests return it */
+    PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)c.done);
+    PMPI_Status_set_cancelled(status, 0);
+  }
   pthread_mutex_lock(&mpisw_lock);
   if (write) f->st.bytes_written += (double)c.done;
   else f->st.bytes_read += (double)c.done;
