@@ -172,9 +172,19 @@ static MPI_Datatype gen(int depth, int view, MPI_Datatype leaf, char *d, size_t 
     int n = (int)ri(1, 4), bl = (int)ri(0, 3);
     has_empty |= bl == 0;
     int st = view ? bl + (int)ri(0, 3) : (int)ri(-4, 5);
+#ifndef MPICH
+    /* Open MPI 4.1 packs vectors of negative stride forwards
+     * (vector(2,1,-1,char) packs bytes 0, 1; its type map says 0, -1) */
+    if (st < 0)
+      st = -st;
+#endif
     desc(d, dn, "%s%s(%d,%d,%d,", kind == 2 ? "vector" : "hvector", large ? "_c" : "", n, bl, st);
     c = gen(depth - 1, view, leaf, d, dn);
     MPI_Aint hst = (MPI_Aint)st * extent_of(c) + (view ? ri(0, 3) * extent_of(c) : ri(-3, 3));
+#ifndef MPICH
+    if (hst < 0) /* nor hvectors of negative stride */
+      hst = -hst;
+#endif
     if (kind == 3)
       desc(d, dn, " hstride=%ld", (long)hst);
 #if MPI_VERSION >= 4
@@ -356,6 +366,13 @@ static MPI_Datatype gen(int depth, int view, MPI_Datatype leaf, char *d, size_t 
   desc(d, dn, ")");
   tfree(&c);
   gen_depth--;
+  if (t == MPI_DATATYPE_NULL) { /* the MPI refused to make it (Open MPI: a darray of an empty struct) */
+    desc(d, dn, "[refused: byte]");
+    t = MPI_BYTE;
+  }
+  int sz;
+  MPI_Type_size(t, &sz);
+  has_empty |= sz == 0; /* e.g. a darray block this rank has no part of */
   return t;
 }
 
@@ -367,7 +384,15 @@ static void reach(const struct mpisw_typemap *m, MPI_Count count, MPI_Count *lo,
 {
   MPI_Count a = 0, b = 0;
   if (m->n && count > 0) {
-    MPI_Count first = m->true_lb, last = m->true_lb + m->true_extent;
+    /* from the pieces (Open MPI 4.1's true extent is wrong for vectors of
+     * negative stride) */
+    MPI_Count first = m->piece[0].disp, last = first;
+    for (MPI_Count i = 0; i < m->n; i++) {
+      if (m->piece[i].disp < first)
+        first = m->piece[i].disp;
+      if (m->piece[i].disp + m->piece[i].len > last)
+        last = m->piece[i].disp + m->piece[i].len;
+    }
     MPI_Count shift = (count - 1) * m->extent;
     a = first < first + shift ? first : first + shift;
     b = last > last + shift ? last : last + shift;
@@ -396,13 +421,22 @@ static void test_pack_one(MPI_Datatype t)
     CHECK(i == 0 || m->piece[i].disp != m->piece[i - 1].disp + m->piece[i - 1].len,
           "pieces %lld and %lld adjacent but not merged", LL(i - 1), LL(i));
     CHECK(m->before[i] == sum, "before[%lld]", LL(i));
+#ifdef MPICH
     CHECK(m->piece[i].disp >= tlb && m->piece[i].disp + m->piece[i].len <= tlb + text,
           "piece %lld outside the true extent", LL(i));
+#endif
     sum += m->piece[i].len;
   }
   CHECK(sum == size && m->before[m->n] == size, "pieces hold %lld bytes", LL(sum));
 
   int count = (int)ri(0, 3);
+#ifndef MPICH
+  /* Open MPI 4.1 reports extents of types with empty resized parts that its
+   * own MPI_Pack does not use (struct(2int@-3, 2 x resized(struct(0), lb 3,
+   * ext 2)@28): lb 31, extent 4, packed copies 8 apart): one copy only */
+  if (has_empty && count > 1)
+    count = 1;
+#endif
   MPI_Count lo, span;
   reach(m, count, &lo, &span);
   int psize;
@@ -451,17 +485,29 @@ static void test_pack_one(MPI_Datatype t)
 
 static void test_pack(void)
 {
-  int n = 0, pieces = 0;
+  int n = 0, pieces = 0, mpi_refused = 0;
   for (int iter = 0; iter < 600; iter++) {
     current[0] = 0;
+    has_empty = 0;
     MPI_Datatype t = gen((int)ri(1, 4), 0, MPI_DATATYPE_NULL, current, sizeof current);
     if (is_named(t)) {
       test_pack_one(t);
       continue;
     }
-    CHECK_MPI(MPI_Type_commit(&t));
     MPI_Count sz;
     MPI_Type_size_x(t, &sz);
+    if (MPI_Type_commit(&t) != MPI_SUCCESS) {
+      /* Open MPI 4.1 refuses to commit a darray of an empty type (and gives
+       * it a size that is not 0): no judge for it. Ours must not crash. */
+      struct mpisw_typemap *m;
+      char why[256];
+      if (mpisw_typemap_get(t, &m, why, sizeof why) == MPI_SUCCESS)
+        mpisw_typemap_release(m);
+      MPI_Type_free(&t);
+      if (mpi_refused++ == 0 && rank == 0)
+        printf("the MPI refuses to commit (first case): %s\n", current);
+      continue;
+    }
     if (sz > (1 << 20)) { /* keep the buffers small */
       MPI_Type_free(&t);
       continue;
@@ -477,7 +523,8 @@ static void test_pack(void)
   }
   CHECK(n > 400, "only %d derived types tested", n);
   if (rank == 0)
-    printf("pack: %d random derived types (%d pieces) agree with MPI_Pack/MPI_Unpack\n", n, pieces);
+    printf("pack: %d random derived types (%d pieces) agree with MPI_Pack/MPI_Unpack (%d the MPI "
+           "cannot commit)\n", n, pieces, mpi_refused);
 }
 
 /* ---- view: the mapping against ROMIO's bytes in the file ---- */
