@@ -9,6 +9,8 @@
  *           exactly where the view mapping says; reads agree too
  *   offset  mpisw_view_byte_offset == MPI_File_get_byte_offset, and
  *           mpisw_view_stream_pos inverts it
+ *   known   legal views ROMIO 4.0 refuses or maps elsewhere: ours agree
+ *           with MPI's type map (MPI_Unpack); what the MPI-IO says is printed
  *   reject  MPI_File_set_view's rules: the views MPI forbids are refused
  *           with the class and reason; allowed corner cases accepted
  *   cache   the map is cached on the type, shared by a dup, outlives the
@@ -898,6 +900,82 @@ static void test_offset(void)
            tested, checks, romio_agrees, romio_checks, romio_refused, romio_wrong, romio_skipped);
 }
 
+/* ---- known: legal views ROMIO 4.0 gets wrong; ours follow MPI's type map ---- */
+
+static void known_case(MPI_File fh, const char *what, MPI_Datatype e, MPI_Datatype f)
+{
+  snprintf(current, sizeof current, "%s", what);
+  has_empty = 0; /* MPI_Unpack is the judge */
+  struct mpisw_view v;
+  char why[256];
+  CHECK(mpisw_view_init(&v, 0, e, f, 1, why, sizeof why) == MPI_SUCCESS, "refused: %s", why);
+  MPI_Offset mine[4], judge[4], theirs[4];
+  for (int o = 0; o < 4; o++) {
+    CHECK(mpisw_view_byte_offset(&v, o * v.esize, &mine[o]) == MPI_SUCCESS, "byte_offset");
+    judge[o] = mpi_offset(f, v.ftype, 0, o * v.esize);
+    CHECK(mine[o] == judge[o], "etype %d: ours %lld, MPI's type map %lld", o, (long long)mine[o],
+          (long long)judge[o]);
+  }
+  int rc = MPI_File_set_view(fh, 0, e, f, "native", MPI_INFO_NULL);
+  if (rank != 0) {
+    mpisw_view_free(&v);
+    return;
+  }
+  if (rc != MPI_SUCCESS) {
+    char s[MPI_MAX_ERROR_STRING];
+    int l;
+    MPI_Error_string(rc, s, &l);
+    printf("%s: mpisw maps etypes 0..3 to %lld %lld %lld %lld (as MPI_Unpack); the MPI-IO "
+           "refuses the view: %s\n",
+           what, (long long)mine[0], (long long)mine[1], (long long)mine[2], (long long)mine[3], s);
+  } else {
+    for (int o = 0; o < 4; o++)
+      CHECK_MPI(MPI_File_get_byte_offset(fh, o, &theirs[o]));
+    printf("%s: mpisw maps etypes 0..3 to %lld %lld %lld %lld (as MPI_Unpack); the MPI-IO says "
+           "%lld %lld %lld %lld\n",
+           what, (long long)mine[0], (long long)mine[1], (long long)mine[2], (long long)mine[3],
+           (long long)theirs[0], (long long)theirs[1], (long long)theirs[2], (long long)theirs[3]);
+  }
+  mpisw_view_free(&v);
+}
+
+static void test_known(void)
+{
+  snprintf(path, sizeof path, "/dev/shm/mpisw-typemap-%d-%d", (int)getpid(), rank);
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+  MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+  MPI_Datatype c, t, u, w;
+  /* a resized filetype of negative lb: its data is at 0, 8 (MPI-3 has no
+   * LB marker in the type map, so nothing is negative) */
+  MPI_Type_vector(2, 1, 2, MPI_INT, &w);
+  MPI_Type_commit(&w);
+  MPI_Type_create_resized(w, -36, 60, &t);
+  MPI_Type_commit(&t);
+  known_case(fh, "etype vector(2,1,2,int), filetype resized(it, lb -36, extent 60)", w, t);
+  MPI_Type_free(&t);
+  /* a subarray of a resized type of negative lb */
+  MPI_Type_create_resized(MPI_DOUBLE, -16, 48, &c);
+  int one = 1, zero = 0, two[2] = {2, 1}, zz[2] = {0, 0};
+  MPI_Type_create_subarray(1, &one, &one, &zero, MPI_ORDER_C, c, &u);
+  MPI_Type_create_subarray(2, two, two, zz, MPI_ORDER_C, u, &t);
+  MPI_Type_commit(&t);
+  known_case(fh, "subarray(2x1 of subarray(1 of resized(double, lb -16, extent 48)))", MPI_DOUBLE,
+             t);
+  MPI_Type_free(&t);
+  MPI_Type_free(&u);
+  MPI_Type_free(&c);
+  /* an indexed filetype whose first block is empty */
+  int bl[4] = {0, 1, 2, 3}, ds[4] = {0, 2, 3, 5};
+  MPI_Type_indexed(4, bl, ds, w, &t);
+  MPI_Type_commit(&t);
+  known_case(fh, "etype vector(2,1,2,int), filetype indexed(0@0, 1@2, 2@3, 3@5 of it)", w, t);
+  MPI_Type_free(&t);
+  MPI_Type_free(&w);
+  MPI_File_close(&fh);
+  unlink(path);
+}
+
 /* ---- reject: the rules of MPI_File_set_view ---- */
 
 static void expect(int rc, int cls, const char *why, const char *sub, const char *what)
@@ -1190,6 +1268,8 @@ int main(int argc, char **argv)
     test_view();
   else if (!strcmp(mode, "offset"))
     test_offset();
+  else if (!strcmp(mode, "known"))
+    test_known();
   else if (!strcmp(mode, "reject"))
     test_reject();
   else if (!strcmp(mode, "cache")) {
@@ -1203,7 +1283,7 @@ int main(int argc, char **argv)
   } else if (!strcmp(mode, "large"))
     test_large();
   else {
-    fprintf(stderr, "usage: t_typemap pack|view|offset|reject|cache|large [seed]\n");
+    fprintf(stderr, "usage: t_typemap pack|view|offset|known|reject|cache|large [seed]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Barrier(MPI_COMM_WORLD);
