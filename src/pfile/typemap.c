@@ -45,14 +45,31 @@ struct contents {
   MPI_Datatype *d;
 };
 
+/* The combiner of t (the _c call where there is one: MPICH 4's int
+ * MPI_Type_get_envelope fails on large-count types, fatally by default). */
+static int combiner_of(MPI_Datatype t, int *comb)
+{
+#if MPI_VERSION >= 4
+  MPI_Count ni, na, nc, nd;
+  return PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, comb);
+#else
+  int ni, na, nd;
+  return PMPI_Type_get_envelope(t, &ni, &na, &nd, comb);
+#endif
+}
+
+static int predefined(int comb)
+{
+  return comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_REAL ||
+         comb == MPI_COMBINER_F90_COMPLEX || comb == MPI_COMBINER_F90_INTEGER;
+}
+
 static void contents_free(struct contents *k)
 {
   for (MPI_Count j = 0; j < k->nd; j++) {
-    int ni, na, nd, comb;
+    int comb;
     /* Datatypes returned by get_contents are ours to free unless predefined. */
-    if (PMPI_Type_get_envelope(k->d[j], &ni, &na, &nd, &comb) != MPI_SUCCESS ||
-        (comb != MPI_COMBINER_NAMED && comb != MPI_COMBINER_F90_REAL &&
-         comb != MPI_COMBINER_F90_COMPLEX && comb != MPI_COMBINER_F90_INTEGER))
+    if (combiner_of(k->d[j], &comb) == MPI_SUCCESS && !predefined(comb))
       PMPI_Type_free(&k->d[j]);
   }
   free(k->i);
@@ -74,8 +91,7 @@ static int contents_get(MPI_Datatype t, struct contents *k, char *why, size_t wl
     return mpisw_typemap_fail(why, wl, MPI_ERR_TYPE, "MPI_Type_get_envelope failed");
   k->ni = ni, k->na = na, k->nd = nd;
 #endif
-  if (k->comb == MPI_COMBINER_NAMED || k->comb == MPI_COMBINER_F90_REAL ||
-      k->comb == MPI_COMBINER_F90_COMPLEX || k->comb == MPI_COMBINER_F90_INTEGER) {
+  if (predefined(k->comb)) {
     k->ni = k->na = k->nc = k->nd = 0;
     return MPI_SUCCESS;
   }
@@ -85,10 +101,8 @@ static int contents_get(MPI_Datatype t, struct contents *k, char *why, size_t wl
   k->c = malloc(sizeof *k->c * (size_t)(k->nc + 1));
   k->d = malloc(sizeof *k->d * (size_t)(k->nd + 1));
   if (!k->i || !k->a || !k->c || !k->d) {
-    MPI_Count nd = k->nd;
-    k->nd = 0;
+    k->nd = 0; /* nothing to free yet */
     contents_free(k);
-    (void)nd;
     return mpisw_typemap_fail(why, wl, MPI_ERR_NO_MEM, "no memory to decode a datatype");
   }
 #if MPI_VERSION >= 4
@@ -493,8 +507,7 @@ static int build(MPI_Datatype t, struct map_box **out, int *cacheable, char *why
     return rc;
   }
   struct builder b = {.why = why, .wl = wl};
-  *cacheable = !(k.comb == MPI_COMBINER_NAMED || k.comb == MPI_COMBINER_F90_REAL ||
-                 k.comb == MPI_COMBINER_F90_COMPLEX || k.comb == MPI_COMBINER_F90_INTEGER);
+  *cacheable = !predefined(k.comb);
   rc = *cacheable ? build_derived(&b, &k, why, wl) : build_named(&b, m, why, wl);
   contents_free(&k);
   MPI_Count *before = NULL;
