@@ -32,14 +32,6 @@ static int piece(uint64_t file_off, uint64_t at, uint64_t n, void *arg) {
   return got < n; /* the end of the file */
 }
 
-/* A buffer of this datatype is one run of bytes from buf + true_lb. */
-static int contiguous(MPI_Datatype dt, MPI_Count count, MPI_Count size, MPI_Aint *lb) {
-  MPI_Aint tlb, text, elb, ext;
-  PMPI_Type_get_true_extent(dt, &tlb, &text);
-  PMPI_Type_get_extent(dt, &elb, &ext);
-  *lb = tlb;
-  return size == text && (count <= 1 || ext == text);
-}
 
 static double now(void) { return mpisw_now(); }
 
@@ -72,20 +64,22 @@ int mpisw_pfile_access(struct mpisw_pfile *f, const char *routine, int write, in
     int rc = mpisw_pool_shared_ptr(f->pf, (int64_t)(total / (uint64_t)f->view.etype_size), &pos, &e);
     if (rc != MPISW_POOL_OK) return mpisw_pfile_pool_error(f, rc, routine, &e);
   }
-  MPI_Aint lb = 0;
-  char *data = NULL, *tmp = NULL;
-  if (contiguous(dt, count, tsize, &lb)) {
-    data = (char *)buf + lb;
+  /* the user's buffer as a byte stream: itself when its type is one run of
+   * bytes, else packed (written) or unpacked (read) through the type's map */
+  struct mpisw_typemap *map = NULL;
+  char why[256] = "", *data = NULL, *tmp = NULL;
+  int cls = mpisw_typemap_get(dt, &map, why, sizeof why);
+  if (cls != MPI_SUCCESS) return mpisw_pfile_error(f, cls, routine, "%s", why);
+  if (map->dense || total == 0) {
+    data = (char *)buf + map->true_lb;
   } else {
-    if (count > INT_MAX || total > INT_MAX)
-      return mpisw_pfile_error(f, MPI_ERR_COUNT, routine,
-                               "%lld items of a non-contiguous datatype: at most 2 GiB per call",
-                               (long long)count);
-    tmp = malloc(total ? total : 1);
-    if (!tmp) return mpisw_pfile_error(f, MPI_ERR_NO_MEM, routine, "no memory to pack %llu bytes",
-                                       (unsigned long long)total);
-    int p = 0;
-    if (write) PMPI_Pack(buf, (int)count, dt, tmp, (int)total, &p, f->comm);
+    tmp = malloc(total);
+    if (!tmp) {
+      mpisw_typemap_release(map);
+      return mpisw_pfile_error(f, MPI_ERR_NO_MEM, routine, "no memory to pack %llu bytes",
+                               (unsigned long long)total);
+    }
+    if (write) mpisw_typemap_pack(map, buf, count, 0, (MPI_Count)total, tmp);
     data = tmp;
   }
   struct piece_ctx c = {f, data, write, 0, MPISW_POOL_OK, {0, ""}};
@@ -93,21 +87,19 @@ int mpisw_pfile_access(struct mpisw_pfile *f, const char *routine, int write, in
     int rc = mpisw_pool_lock(f->pf, &e);
     if (rc != MPISW_POOL_OK) {
       free(tmp);
+      mpisw_typemap_release(map);
       return mpisw_pfile_pool_error(f, rc, routine, &e);
     }
   }
   uint64_t stream = (uint64_t)pos * (uint64_t)f->view.etype_size;
   int stop = mpisw_pfile_view_pieces(&f->view, stream, total, piece, &c);
   if (f->atomic) mpisw_pool_unlock(f->pf, &e);
-  if (stop < 0 && c.rc == MPISW_POOL_OK) {
-    free(tmp);
-    return mpisw_pfile_error(f, MPI_ERR_UNSUPPORTED_OPERATION, routine, "the view of %s cannot be mapped", f->shown);
-  }
-  if (!write && tmp && c.done >= (uint64_t)tsize && tsize > 0) {
-    int p = 0;
-    PMPI_Unpack(tmp, (int)c.done, &p, buf, (int)(c.done / (uint64_t)tsize), dt, f->comm);
-  }
+  if (!write && tmp && c.done > 0) mpisw_typemap_unpack(map, tmp, 0, (MPI_Count)c.done, buf, count);
   free(tmp);
+  mpisw_typemap_release(map);
+  if (stop < 0 && c.rc == MPISW_POOL_OK)
+    return mpisw_pfile_error(f, MPI_ERR_ARG, routine, "the view of %s cannot map this range",
+                             f->shown);
   if (where == PFILE_INDIVIDUAL)
     f->ptr = pos + (int64_t)(c.done / (uint64_t)f->view.etype_size);
   if (status != MPI_STATUS_IGNORE) {

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "pfile/pfile.h"
+#include "pfile/typemap.h"
 #include "pmpi/pmpi.h"
 #include "pool/pool.h"
 #include "process/process.h"
@@ -29,6 +30,8 @@ struct pfile_view {
   int contiguous;                     /* filetype covers its extent with no holes */
   MPI_Aint ft_size, ft_extent;        /* data bytes and extent of one filetype */
   char datarep[MPI_MAX_DATAREP_STRING];
+  int mapped;                         /* m holds the filetype's map (not contiguous) */
+  struct mpisw_view m;
 };
 
 /* Statistics for MPISW_REPORT. */
@@ -94,9 +97,11 @@ void mpisw_pfile_view_release(struct pfile_view *v);
 int mpisw_pfile_view_pieces(const struct pfile_view *v, uint64_t pos, uint64_t len,
                             int (*fn)(uint64_t file_off, uint64_t at, uint64_t n, void *arg),
                             void *arg);
-/* The data-stream byte that file byte size would hold (end of file in the
- * view, for MPI_SEEK_END): the first stream byte at or after it. */
+/* The number of data-stream bytes the first size bytes of the file hold
+ * (the end of the file in the view, for MPI_SEEK_END). */
 uint64_t mpisw_pfile_view_stream_end(const struct pfile_view *v, uint64_t size);
+/* The absolute file offset of data-stream byte pos (MPI_File_get_byte_offset). */
+uint64_t mpisw_pfile_view_byte_offset(const struct pfile_view *v, uint64_t pos);
 
 /* ---- access.c: the data path ---- */
 enum { PFILE_AT, PFILE_INDIVIDUAL, PFILE_SHARED };

@@ -242,12 +242,19 @@ int mpisw_pfile_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                              "the filetype (%lld bytes) is not a whole number of etypes (%lld bytes)",
                              (long long)fsize, (long long)esize);
   int contiguous = fsize == fext && fext == text && flb == 0 && tlb == 0;
-  if (!contiguous)
-    return mpisw_pfile_error(f, MPI_ERR_UNSUPPORTED_OPERATION, R,
-                             "a filetype with holes is not supported on pooled files yet");
+  /* every view is checked (etype in the filetype, monotone, no overlap for
+   * writing); a filetype with holes is then mapped through its pieces */
+  struct mpisw_view m;
+  char why[256] = "";
+  int cls = mpisw_view_init(&m, disp, etype, filetype, !(f->amode & MPI_MODE_RDONLY), why,
+                            sizeof why);
+  if (cls != MPI_SUCCESS) return mpisw_pfile_error(f, cls, R, "%s", why);
   struct mpisw_error e;
   mpisw_pool_sync(f->pf, &e);
   mpisw_pfile_view_release(&f->view);
+  if (contiguous) mpisw_view_free(&m);
+  else f->view.m = m;
+  f->view.mapped = !contiguous;
   f->view.disp = disp;
   f->view.etype = keep_type(etype);
   f->view.filetype = keep_type(filetype);
@@ -270,6 +277,7 @@ int mpisw_pfile_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset 
   if (offset < 0)
     return mpisw_pfile_error(f, MPI_ERR_ARG, "MPI_File_get_byte_offset", "offset %lld is negative",
                              (long long)offset);
-  *disp = f->view.disp + offset * (MPI_Offset)f->view.etype_size; /* contiguous views */
+  *disp = (MPI_Offset)mpisw_pfile_view_byte_offset(&f->view,
+                                                   (uint64_t)offset * (uint64_t)f->view.etype_size);
   return MPI_SUCCESS;
 }
