@@ -23,6 +23,9 @@ mpisw_mpi_test(pool_badhint PROG t_pool ARGS nopool alloc_typ NP 2
 mpisw_mpi_test(pool_notdir  PROG t_pool ARGS nopool "is not a directory" NP 2
                ENV MPISW_POOL_SIZE=8M LABELS pool DRIVER env
                "MPISW_POOL_HINTS=alloc_type=storage$<SEMICOLON>storage_alloc_filename=/etc/passwd")
+# More than /dev/shm holds: refused at MPI_Init (a write would die of SIGBUS).
+mpisw_mpi_test(pool_shm_full PROG t_pool ARGS nopool "larger than the free space of /dev/shm"
+               NP 2 ENV MPISW_POOL_SIZE=1T LABELS pool)
 # A pool on local storage larger than the memory cgroup (256 MiB): 384 MiB
 # written and read back.
 mpisw_mpi_test(pool_storage PROG t_pool ARGS storage NP 2 LABELS pool root
