@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "pool/pool.h"
 
@@ -85,7 +87,7 @@ int main(int argc, char **argv) {
   memset(dst, 2, per_rank);
   for (int k = 0; k < 2; k++) {
     uint64_t ts = sizes[k], n = per_rank / ts;
-    double w[16], r[16], m[16];
+    double w[16], r[16], m[16], tw[16], tr[16];
     for (int rep = 0; rep < reps && rep < 16; rep++) {
       snprintf(name, sizeof name, "bench-%llu", (unsigned long long)ts);
       if ((rc = mpisw_pool_open(name, 1, 0, NULL, &f, &e))) die("open", rc, &e);
@@ -106,6 +108,25 @@ int main(int argc, char **argv) {
       s = now();
       for (uint64_t i = 0; i < n; i++) memcpy(dst + i * ts, buf, ts);
       m[rep] = slowest(now() - s);
+      /* the same on a shared file in /dev/shm with pwrite/pread (what
+       * ROMIO's ufs driver does there), for reference */
+      char path[64];
+      snprintf(path, sizeof path, "/dev/shm/pool_bench-%d", (int)getppid());
+      int fd = open(path, O_RDWR | O_CREAT, 0600);
+      MPI_Barrier(MPI_COMM_WORLD);
+      s = now();
+      for (uint64_t i = 0; i < n; i++)
+        if (pwrite(fd, buf, ts, (off_t)((i * (uint64_t)nranks + (uint64_t)rank) * ts)) != (ssize_t)ts)
+          die("pwrite", -1, &e);
+      tw[rep] = slowest(now() - s);
+      s = now();
+      for (uint64_t i = 0; i < n; i++)
+        if (pread(fd, buf, ts, (off_t)((i * (uint64_t)nranks + (uint64_t)rank) * ts)) != (ssize_t)ts)
+          die("pread", -1, &e);
+      tr[rep] = slowest(now() - s);
+      close(fd);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == 0) unlink(path);
       mpisw_pool_close(f, &e);
       MPI_Barrier(MPI_COMM_WORLD);
       if (rank == 0) mpisw_pool_delete(name, &e);
@@ -114,9 +135,11 @@ int main(int argc, char **argv) {
     double bytes = (double)(n * ts) * nranks;
     if (rank == 0)
       printf("{\"what\":\"transfer\",\"ranks\":%d,\"transfer\":%llu,\"write_GBps\":%.2f,"
-             "\"read_GBps\":%.2f,\"memcpy_GBps\":%.2f}\n",
+             "\"read_GBps\":%.2f,\"memcpy_GBps\":%.2f,\"devshm_write_GBps\":%.2f,"
+             "\"devshm_read_GBps\":%.2f}\n",
              nranks, (unsigned long long)ts, bytes / median(w, reps) / 1e9,
-             bytes / median(r, reps) / 1e9, bytes / median(m, reps) / 1e9);
+             bytes / median(r, reps) / 1e9, bytes / median(m, reps) / 1e9,
+             bytes / median(tw, reps) / 1e9, bytes / median(tr, reps) / 1e9);
   }
   free(buf);
   free(dst);

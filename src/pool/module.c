@@ -22,6 +22,7 @@
 
 struct pool mpisw_pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
                           .shm = MPI_WIN_NULL,
+                          .mem_fd = -1,
                           .why_not = "MPI is not initialized (the pool is made at MPI_Init)"};
 
 int mpisw_pool_ready(void) { return __atomic_load_n(&P->ready, __ATOMIC_ACQUIRE); }
@@ -109,8 +110,8 @@ static void not_ready(const struct mpisw_error *e, int speak) {
  * page is reserved (a pool costs what is written), and no MPI window is
  * made on one node: MPICH's shared windows search an address range free
  * in every process, which costs seconds for a large pool. */
-static char *mem_base;
 static uint64_t mem_len;
+#define mem_base P->mem_base
 
 static int memory_segments(uint64_t size, int nrank, int nnode, char **node_seg,
                            struct mpisw_error *e) {
@@ -130,14 +131,15 @@ static int memory_segments(uint64_t size, int nrank, int nnode, char **node_seg,
   void *p = MAP_FAILED;
   if (!err && (p = mmap(NULL, mem_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
     err = errno;
-  PMPI_Barrier(P->node); /* every process has opened it: the first may close */
-  if (fd >= 0) close(fd);
+  PMPI_Barrier(P->node); /* every process has opened it */
   if (err) {
+    if (fd >= 0) close(fd);
     if (p != MAP_FAILED) munmap(p, mem_len);
     return mpisw_fail(e, MPISW_K_NOMEM, "the pool's memory (%s, %llu bytes for %d ranks): %s",
                       proc, (unsigned long long)mem_len, nnode, strerror(err));
   }
   mem_base = p;
+  P->mem_fd = fd; /* large writes go in with pwrite (rmem.c) */
   for (int q = 0; q < nnode; q++) node_seg[q] = mem_base + (uint64_t)q * size;
   return 0;
 }
@@ -199,6 +201,8 @@ static void release_segments(void) {
   }
   if (mem_base) munmap(mem_base, mem_len);
   mem_base = NULL;
+  if (P->mem_fd >= 0) close(P->mem_fd);
+  P->mem_fd = -1;
 }
 
 static void after_init(void) {
