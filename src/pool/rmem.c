@@ -114,16 +114,18 @@ int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len) {
   return mpisw_next.Win_flush(r, P->world) == MPI_SUCCESS ? 0 : -1;
 }
 
-/* Zeroes a freed range. Whole pages mapped here are given back to the
- * system (MADV_REMOVE punches them out of the shared memory or the storage
- * file: they read as zeros and cost nothing again). */
+/* Zeroes a freed range. In a memory pool whole pages mapped here are given
+ * back to the system (MADV_REMOVE punches them out of the memfd: they read
+ * as zeros and cost nothing again). A storage pool keeps its pages: a hole
+ * punched into its reserved file could meet a full disk at the next write
+ * through the mapping (SIGBUS). */
 int mpisw_pool_rm_zero(int r, uint64_t d, uint64_t len) {
   static const char zeros[65536];
   if (P->seg[r]) {
     char *a = P->seg[r] + d;
     uintptr_t lo = ((uintptr_t)a + POOL_PAGE - 1) & ~(uintptr_t)(POOL_PAGE - 1);
     uintptr_t hi = ((uintptr_t)a + len) & ~(uintptr_t)(POOL_PAGE - 1);
-    if (hi > lo && madvise((void *)lo, hi - lo, MADV_REMOVE) == 0) {
+    if (P->mem_fd >= 0 && hi > lo && madvise((void *)lo, hi - lo, MADV_REMOVE) == 0) {
       memset(a, 0, lo - (uintptr_t)a);
       memset((void *)hi, 0, (uintptr_t)a + len - hi);
     } else {

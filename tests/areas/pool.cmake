@@ -3,7 +3,7 @@
 # static library (the shared one hides it) and sees src/.
 add_executable(t_pool ${CMAKE_CURRENT_SOURCE_DIR}/mpi/t_pool.c ${CMAKE_CURRENT_SOURCE_DIR}/mpi/testlib.c)
 target_include_directories(t_pool PRIVATE ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/mpi)
-target_link_libraries(t_pool PRIVATE mpisw_static m)
+target_link_libraries(t_pool PRIVATE mpisw_static m Threads::Threads)
 set(_pool_env MPISW_POOL_SIZE=64M)
 mpisw_mpi_test(pool_basic   PROG t_pool ARGS basic   NP 1 2 4 ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_excl    PROG t_pool ARGS excl    NP 2 4   ENV ${_pool_env} LABELS pool)
@@ -11,6 +11,7 @@ mpisw_mpi_test(pool_stripes PROG t_pool ARGS stripes NP 1 2 4 ENV ${_pool_env} L
 mpisw_mpi_test(pool_sizes   PROG t_pool ARGS sizes   NP 1 2 4 ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_busy    PROG t_pool ARGS busy    NP 2 4   ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_shptr   PROG t_pool ARGS shptr   NP 1 2 4 ENV ${_pool_env} LABELS pool)
+mpisw_mpi_test(pool_threads PROG t_pool ARGS threads NP 1 2 ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_locks   PROG t_pool ARGS locks   NP 2 4   ENV ${_pool_env} LABELS pool)
 # A small pool fills: NOSPACE on the writing rank, earlier data intact.
 mpisw_mpi_test(pool_full    PROG t_pool ARGS full    NP 1 2   ENV MPISW_POOL_SIZE=8M LABELS pool)
