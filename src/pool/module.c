@@ -30,7 +30,8 @@ int mpisw_pool_ready(void) { return __atomic_load_n(&P->ready, __ATOMIC_ACQUIRE)
 int mpisw_pool_need(const char *name, struct mpisw_error *e) {
   if (mpisw_pool_ready()) return 0;
   return mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: no pool: %s", name ? name : "(null)",
-                    P->why_not);
+                    mpisw_disabled ? "MPISW_DISABLE=1 (the library passes every call through)"
+                                   : P->why_not);
 }
 
 /* A quarter of the memory budget: MPISW_MEMORY_LIMIT when set, else the
@@ -310,7 +311,10 @@ static void after_init(void) {
 
 static void before_finalize(void) {
   if (!mpisw_pool_ready()) return;
-  if (mpisw_report_enabled()) mpisw_pool_usage(&P->last_used, &P->last_cap, &P->last_peak);
+  /* the figures for MPISW_REPORT after the pool is gone (across nodes it
+   * costs two atomics per rank: only when a report is wanted) */
+  if (!P->rma || mpisw_report_enabled())
+    mpisw_pool_usage(&P->last_used, &P->last_cap, &P->last_peak);
   pthread_mutex_lock(&P->mu);
   __atomic_store_n(&P->ready, 0, __ATOMIC_RELEASE);
   snprintf(P->why_not, sizeof P->why_not, "the pool was freed at MPI_Finalize");

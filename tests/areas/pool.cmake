@@ -18,6 +18,8 @@ mpisw_mpi_test(pool_full    PROG t_pool ARGS full    NP 1 2   ENV MPISW_POOL_SIZ
 # No pool: MPISW_POOL_SIZE=0, or a bad MPISW_POOL_HINTS, and the reason.
 mpisw_mpi_test(pool_none    PROG t_pool ARGS nopool MPISW_POOL_SIZE=0 NP 1 2
                ENV MPISW_POOL_SIZE=0 LABELS pool)
+mpisw_mpi_test(pool_disabled PROG t_pool ARGS nopool MPISW_DISABLE=1 NP 2
+               ENV MPISW_DISABLE=1 LABELS pool)
 mpisw_mpi_test(pool_badhint PROG t_pool ARGS nopool alloc_typ NP 2
                ENV MPISW_POOL_SIZE=8M MPISW_POOL_HINTS=alloc_typ=storage LABELS pool)
 # (a ';' inside one variable: $<SEMICOLON> through env, CMake lists split it)
