@@ -10,6 +10,7 @@
  * back where possible), so a reused block reads as a hole. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pool/internal.h"
 
@@ -180,6 +181,11 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
   mpisw_pool_rm_publish();
   rm_store(owner, entry_disp(slot), f->uid); /* published: readers see the whole entry */
   mpisw_pool_rm_unlock(owner, H_ALOCK);
+  /* A new block on this node of a storage pool is written next through
+   * the mapping: its pages faulted in with one call, not one fault each
+   * (a memory pool's large writes use pwrite, rmem.c). */
+  if (P->seg[owner] && P->mem_fd < 0)
+    madvise(P->seg[owner] + *disp, f->unit, MADV_POPULATE_WRITE);
   rm_fmax(f->home_rank, f->rec + R_EXTENT, (block + 1) * f->unit);
   cache_put(f, block, *disp);
   return 1;

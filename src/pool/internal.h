@@ -70,6 +70,8 @@ struct pool {
   MPI_Win world;            /* rma path: every segment, lock_all held */
   char **seg;               /* by world rank: the mapped segment, NULL on other nodes */
   int storage;              /* on storage (MPISW_POOL_HINTS alloc_type=storage) */
+  int mem_fd;               /* memory pool: this process's descriptor of the node's memfd */
+  char *mem_base;           /* ... and where it is mapped (segments inside) */
   uint64_t size;            /* every segment's size */
   uint64_t nslots, dir_off; /* directory */
   uint64_t idx_cap, idx_off;

@@ -9,13 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "core/config.h"
+#include "core/unique.h"
 #include "pool/internal.h"
 #include "win/internal.h"
 
 struct pool mpisw_pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                          .shm = MPI_WIN_NULL,
+                          .mem_fd = -1,
                           .why_not = "MPI is not initialized (the pool is made at MPI_Init)"};
 
 int mpisw_pool_ready(void) { return __atomic_load_n(&P->ready, __ATOMIC_ACQUIRE); }
@@ -23,7 +30,8 @@ int mpisw_pool_ready(void) { return __atomic_load_n(&P->ready, __ATOMIC_ACQUIRE)
 int mpisw_pool_need(const char *name, struct mpisw_error *e) {
   if (mpisw_pool_ready()) return 0;
   return mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: no pool: %s", name ? name : "(null)",
-                    P->why_not);
+                    mpisw_disabled ? "MPISW_DISABLE=1 (the library passes every call through)"
+                                   : P->why_not);
 }
 
 /* A quarter of the memory budget: MPISW_MEMORY_LIMIT when set, else the
@@ -98,6 +106,106 @@ static void not_ready(const struct mpisw_error *e, int speak) {
   if (speak) fprintf(stderr, "mpisw: MPI_Init: no pool of pooled files: %s\n", e->msg);
 }
 
+/* Memory: one memfd per node, made by the node's first rank, mapped whole
+ * in every process (the others open it through /proc/<pid>/fd/<n>). No
+ * page is reserved (a pool costs what is written), and no MPI window is
+ * made on one node: MPICH's shared windows search an address range free
+ * in every process, which costs seconds for a large pool. */
+static uint64_t mem_len;
+#define mem_base P->mem_base
+
+static int memory_segments(uint64_t size, int nrank, int nnode, char **node_seg,
+                           struct mpisw_error *e) {
+  struct {
+    int pid, fd, err;
+  } m = {getpid(), -1, 0};
+  mem_len = size * (uint64_t)nnode;
+  if (nrank == 0) {
+    m.fd = memfd_create("mpisw-pool", MFD_CLOEXEC);
+    if (m.fd < 0 || ftruncate(m.fd, (off_t)mem_len)) m.err = errno;
+  }
+  PMPI_Bcast(&m, 3, MPI_INT, 0, P->node);
+  int fd = nrank == 0 ? m.fd : -1, err = m.err;
+  char proc[64] = "memfd";
+  if (!err && nrank != 0 && (fd = mpisw_unique_open_peer(m.pid, m.fd, proc, sizeof proc)) < 0)
+    err = errno;
+  void *p = MAP_FAILED;
+  if (!err && (p = mmap(NULL, mem_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+    err = errno;
+  PMPI_Barrier(P->node); /* every process has opened it */
+  if (err) {
+    if (fd >= 0) close(fd);
+    if (p != MAP_FAILED) munmap(p, mem_len);
+    return mpisw_fail(e, MPISW_K_NOMEM, "the pool's memory (%s, %llu bytes for %d ranks): %s",
+                      proc, (unsigned long long)mem_len, nnode, strerror(err));
+  }
+  mem_base = p;
+  P->mem_fd = fd; /* large writes go in with pwrite (rmem.c) */
+  for (int q = 0; q < nnode; q++) node_seg[q] = mem_base + (uint64_t)q * size;
+  return 0;
+}
+
+/* Storage: the window module's own shared window (rank 0 of the node makes
+ * the file, every process maps the whole node range), with the pool's
+ * hints instead of MPISW_HINTS. */
+static int storage_segments(uint64_t size, const char *text, char **node_seg,
+                            struct mpisw_error *e) {
+  char hints[4096];
+  snprintf(hints, sizeof hints, "storage_alloc_discard=true;%s", text ? text : "");
+  void *base = NULL;
+  /* The pool is not the program's window: MPISW_REPORT's figures stay the
+   * program's. */
+  pthread_mutex_lock(&mpisw_lock);
+  struct mpisw_stats before = mpisw_stats;
+  pthread_mutex_unlock(&mpisw_lock);
+  MPI_Info info;
+  PMPI_Info_create(&info);
+  PMPI_Info_set(info, "alloc_shared_noncontig", "true"); /* segments on pages */
+  mpisw_env_hints_replace(hints);
+  int rc = mpisw_win_allocate_shared("MPI_Init, the pool", (MPI_Aint)size, 1, info, P->node,
+                                     &base, &P->shm, 0);
+  mpisw_env_hints_restore();
+  PMPI_Info_free(&info);
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats = before;
+  pthread_mutex_unlock(&mpisw_lock);
+  if (rc != MPI_SUCCESS) {
+    char s[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    PMPI_Error_string(rc, s, &n);
+    P->shm = MPI_WIN_NULL;
+    return mpisw_fail(e, MPISW_K_IO, "the pool's window (%llu bytes per rank): %s",
+                      (unsigned long long)size, s);
+  }
+  PMPI_Win_set_errhandler(P->shm, MPI_ERRORS_RETURN);
+  int nnode;
+  PMPI_Comm_size(P->node, &nnode);
+  for (int q = 0; q < nnode; q++) {
+    MPI_Aint sz, du;
+    void *ptr = NULL;
+    int handled = 0;
+    mpisw_win_shared_query(P->shm, q, &sz, &du, &ptr, &handled);
+    node_seg[q] = ptr;
+  }
+  return 0;
+}
+
+static void release_segments(void) {
+  if (P->shm != MPI_WIN_NULL) {
+    pthread_mutex_lock(&mpisw_lock);
+    struct mpisw_stats before = mpisw_stats;
+    pthread_mutex_unlock(&mpisw_lock);
+    mpisw_win_free(&P->shm);
+    pthread_mutex_lock(&mpisw_lock);
+    mpisw_stats = before; /* MPISW_REPORT's figures stay the program's */
+    pthread_mutex_unlock(&mpisw_lock);
+  }
+  if (mem_base) munmap(mem_base, mem_len);
+  mem_base = NULL;
+  if (P->mem_fd >= 0) close(P->mem_fd);
+  P->mem_fd = -1;
+}
+
 static void after_init(void) {
   struct mpisw_error e;
   int rank, nranks;
@@ -122,68 +230,74 @@ static void after_init(void) {
     /* said when asked for; a small default budget just makes no pool */
     return not_ready(&e, rank == 0 && mpisw_cfg_source(MPISW_CFG_POOL_SIZE) == MPISW_CFG_FROM_ENV);
   }
-  layout(least);
 
   PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &P->node);
   PMPI_Comm_set_errhandler(P->node, MPI_ERRORS_RETURN);
   int nrank, nnode;
   PMPI_Comm_rank(P->node, &nrank);
   PMPI_Comm_size(P->node, &nnode);
-  char hints[4096];
-  snprintf(hints, sizeof hints, "storage_alloc_discard=true;%s", text ? text : "");
-  void *base = NULL;
-  /* The pool is not the program's window: MPISW_REPORT's figures stay the
-   * program's, and its virtual memory takes nothing from the budget. */
-  pthread_mutex_lock(&mpisw_lock);
-  struct mpisw_stats before = mpisw_stats;
-  pthread_mutex_unlock(&mpisw_lock);
-  mpisw_env_hints_replace(hints); /* the pool's hints, not MPISW_HINTS */
-  int rc = mpisw_win_allocate_shared("MPI_Init, the pool", (MPI_Aint)least, 1, MPI_INFO_NULL,
-                                     P->node, &base, &P->shm, 0);
-  mpisw_env_hints_restore();
-  pthread_mutex_lock(&mpisw_lock);
-  mpisw_stats = before;
-  pthread_mutex_unlock(&mpisw_lock);
-  struct mpisw_win *w = rc == MPI_SUCCESS ? mpisw_win_lookup(P->shm) : NULL;
-  if (w && w->p.budget_taken) {
-    mpisw_budget_take(-(int64_t)w->p.budget_taken);
-    w->p.budget_taken = 0;
+  /* A memory pool lives in the node's shared memory (/dev/shm): one larger
+   * than its free space would fail later with SIGBUS on a write, so the
+   * default shrinks to fit and a size asked for is refused. */
+  struct statvfs vfs;
+  uint64_t shm_free = 0, node_bytes = (uint64_t)least * (uint64_t)nnode;
+  if (!storage && statvfs("/dev/shm", &vfs) == 0)
+    shm_free = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+  int too_big = shm_free && node_bytes > shm_free - shm_free / 8;
+  if (too_big && mpisw_cfg_source(MPISW_CFG_POOL_SIZE) != MPISW_CFG_FROM_ENV) {
+    least = (shm_free / 2 / (uint64_t)nnode) / POOL_PAGE * POOL_PAGE;
+    too_big = 0;
   }
-  if (rc != MPI_SUCCESS) {
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    PMPI_Error_string(rc, s, &n);
-    mpisw_fail(&e, MPISW_K_IO, "the pool's window (%llu bytes per rank): %s", least, s);
+  unsigned long long fit = least;
+  PMPI_Allreduce(&fit, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  failed = too_big ? mpisw_fail(&e, MPISW_K_NOSPACE,
+                                "MPISW_POOL_SIZE=%llu: the node's pool (%d ranks, %llu bytes) "
+                                "is larger than the free space of /dev/shm (%llu bytes); lower "
+                                "it, or put the pool on storage (MPISW_POOL_HINTS with "
+                                "alloc_type=storage and storage_alloc_filename=DIR)",
+                                least, nnode, (unsigned long long)node_bytes,
+                                (unsigned long long)shm_free) != 0
+                   : 0;
+  if (!failed && least < POOL_MIN_SIZE)
+    failed = mpisw_fail(&e, MPISW_K_USAGE, "the pool's share of /dev/shm is below 4M") != 0;
+  if (mpisw_agree(MPI_COMM_WORLD, failed, &e, NULL)) {
     PMPI_Comm_free(&P->node);
     return not_ready(&e, rank == 0);
   }
-  PMPI_Win_set_errhandler(P->shm, MPI_ERRORS_RETURN);
+  layout(least);
   P->seg = calloc((size_t)nranks, sizeof *P->seg);
+  char **node_seg = calloc((size_t)nnode, sizeof *node_seg);
+  failed = !P->seg || !node_seg;
+  if (failed) mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the pool's segment table");
+  else if (storage) failed = storage_segments(least, text, node_seg, &e) != 0;
+  else failed = memory_segments(least, nrank, nnode, node_seg, &e) != 0;
+  if (mpisw_agree(MPI_COMM_WORLD, failed, &e, NULL)) {
+    if (!failed) release_segments();
+    free(P->seg);
+    free(node_seg);
+    P->seg = NULL;
+    PMPI_Comm_free(&P->node);
+    return not_ready(&e, rank == 0);
+  }
+  void *base = node_seg[nrank];
   int *world_of = calloc((size_t)nnode, sizeof *world_of);
   PMPI_Allgather(&rank, 1, MPI_INT, world_of, 1, MPI_INT, P->node);
-  for (int q = 0; q < nnode && P->seg; q++) {
-    MPI_Aint sz, du;
-    void *ptr = NULL;
-    int handled = 0;
-    mpisw_win_shared_query(P->shm, q, &sz, &du, &ptr, &handled);
-    int du_int = 0;
-    if (!handled) mpisw_next.Win_shared_query(P->shm, q, &sz, &du_int, &ptr);
-    P->seg[world_of[q]] = ptr;
-  }
+  for (int q = 0; q < nnode; q++) P->seg[world_of[q]] = node_seg[q];
+  free(node_seg);
   free(world_of);
   P->rank = rank;
   P->nranks = nranks;
   P->storage = storage;
   P->rma = nnode < nranks;
   if (P->rma) {
-    rc = mpisw_next.Win_create(base, (MPI_Aint)least, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+    int rc = mpisw_next.Win_create(base, (MPI_Aint)least, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
                                &P->world);
     if (rc != MPI_SUCCESS) { /* collective: every rank fails alike */
       char s[MPI_MAX_ERROR_STRING];
       int n = 0;
       PMPI_Error_string(rc, s, &n);
       mpisw_fail(&e, MPISW_K_IO, "the pool's window over MPI_COMM_WORLD: %s", s);
-      mpisw_win_free(&P->shm);
+      release_segments();
       PMPI_Comm_free(&P->node);
       free(P->seg);
       P->seg = NULL;
@@ -197,7 +311,10 @@ static void after_init(void) {
 
 static void before_finalize(void) {
   if (!mpisw_pool_ready()) return;
-  if (mpisw_report_enabled()) mpisw_pool_usage(&P->last_used, &P->last_cap, &P->last_peak);
+  /* the figures for MPISW_REPORT after the pool is gone (across nodes it
+   * costs two atomics per rank: only when a report is wanted) */
+  if (!P->rma || mpisw_report_enabled())
+    mpisw_pool_usage(&P->last_used, &P->last_cap, &P->last_peak);
   pthread_mutex_lock(&P->mu);
   __atomic_store_n(&P->ready, 0, __ATOMIC_RELEASE);
   snprintf(P->why_not, sizeof P->why_not, "the pool was freed at MPI_Finalize");
@@ -206,13 +323,7 @@ static void before_finalize(void) {
     mpisw_next.Win_unlock_all(P->world);
     mpisw_next.Win_free(&P->world);
   }
-  pthread_mutex_lock(&mpisw_lock);
-  struct mpisw_stats before = mpisw_stats;
-  pthread_mutex_unlock(&mpisw_lock);
-  mpisw_win_free(&P->shm);
-  pthread_mutex_lock(&mpisw_lock);
-  mpisw_stats = before; /* MPISW_REPORT's figures stay the program's */
-  pthread_mutex_unlock(&mpisw_lock);
+  release_segments();
   PMPI_Comm_free(&P->node);
   free(P->seg);
   P->seg = NULL;

@@ -102,7 +102,8 @@ int mpisw_pool_owner(struct mpisw_pool_file *f, uint64_t off, int *world_rank, u
 /* Bytes of blocks in use and the pool's capacity over all ranks, and the
  * sum of every rank's peak use (an upper bound of the job's peak). Read
  * from the ranks' headers without locks (a snapshot); after MPI_Finalize
- * the values seen when the pool was freed. For MPISW_REPORT. */
+ * the values seen when the pool was freed (across nodes only with
+ * MPISW_REPORT=1; else 0). For MPISW_REPORT. */
 void mpisw_pool_usage(uint64_t *used, uint64_t *capacity, uint64_t *peak);
 
 /* The pool's module table (process/module.h): the pool made at MPI_Init

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <stdint.h>
 
 #include "pool/pool.h"
 #include "testlib.h"
@@ -175,7 +177,9 @@ static void stripes(uint64_t unit, uint64_t piece, int pieces) {
   if (tl_rank == 0) OK(mpisw_pool_delete("stripes", &e));
   MPI_Barrier(MPI_COMM_WORLD);
   mpisw_pool_usage(&used, &cap, &peak);
-  CHECK(used == 0, "after delete %llu bytes used", (unsigned long long)used);
+  CHECK(used == 0, "unit %llu: after delete %llu bytes used", (unsigned long long)unit,
+        (unsigned long long)used);
+  MPI_Barrier(MPI_COMM_WORLD); /* before anyone writes the next file */
   free(buf);
   free(back);
 }
@@ -391,6 +395,55 @@ static void storage(void) {
   free(buf);
 }
 
+/* Several threads of each process at once: fetch-adds all counted, each
+ * thread's writes read back whole, files opened and deleted concurrently. */
+#define NTHREADS 4
+static struct mpisw_pool_file *tfile;
+static void *thread_body(void *arg) {
+  int t = (int)(intptr_t)arg;
+  struct mpisw_error te;
+  char buf[70000], back[70000], name[64];
+  unsigned seed = (unsigned)(tl_rank * NTHREADS + t + 1);
+  tl_fill(buf, sizeof buf, seed, 0);
+  uint64_t off = (uint64_t)(tl_rank * NTHREADS + t) * sizeof buf;
+  for (int i = 0; i < 300; i++) {
+    int64_t before;
+    if (mpisw_pool_shared_ptr(tfile, 1, &before, &te)) return (void *)1;
+  }
+  for (int i = 0; i < 20; i++) {
+    uint64_t got = 0;
+    if (mpisw_pool_write(tfile, off, buf, sizeof buf, &te) ||
+        mpisw_pool_read(tfile, off, back, sizeof back, &got, &te) || got != sizeof back ||
+        memcmp(buf, back, sizeof buf))
+      return (void *)2;
+    struct mpisw_pool_file *g;
+    snprintf(name, sizeof name, "thread-%d-%d-%d", tl_rank, t, i);
+    if (mpisw_pool_open(name, 1, 1, NULL, &g, &te) || mpisw_pool_write(g, 5, buf, 100, &te) ||
+        mpisw_pool_close(g, &te) || mpisw_pool_delete(name, &te))
+      return (void *)3;
+  }
+  return NULL;
+}
+
+static void threads(void) {
+  tfile = must_open("threads", 1, 0, 65536, 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  pthread_t th[NTHREADS];
+  for (int t = 0; t < NTHREADS; t++) pthread_create(&th[t], NULL, thread_body, (void *)(intptr_t)t);
+  for (int t = 0; t < NTHREADS; t++) {
+    void *rc;
+    pthread_join(th[t], &rc);
+    CHECK(rc == NULL, "thread %d failed at step %ld", t, (long)(intptr_t)rc);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int64_t now;
+  OK(mpisw_pool_shared_ptr(tfile, 0, &now, &e));
+  CHECK(now == 300LL * NTHREADS * tl_size, "pointer %lld", (long long)now);
+  OK(mpisw_pool_close(tfile, &e));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (tl_rank == 0) OK(mpisw_pool_delete("threads", &e));
+}
+
 /* No pool: every call says why. */
 static void nopool(const char *want) {
   struct mpisw_pool_file *f = NULL;
@@ -402,8 +455,14 @@ static void nopool(const char *want) {
 }
 
 int main(int argc, char **argv) {
-  tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "basic";
+  if (!strcmp(mode, "threads")) {
+    CHECK(tl_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE) == MPI_THREAD_MULTIPLE,
+          "no MPI_THREAD_MULTIPLE");
+    threads();
+    return tl_finish();
+  }
+  tl_init(&argc, &argv);
   if (!strcmp(mode, "basic")) basic();
   else if (!strcmp(mode, "excl")) excl(200);
   else if (!strcmp(mode, "stripes")) {
