@@ -48,6 +48,22 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
     [MPISW_CFG_CONFIG] = {"MPISW_CONFIG", MPISW_CFG_CHOICE, "unset", 0, 0, 0, 0, "dump",
                           "dump: the speaking process prints the effective configuration on "
                           "stderr when the library is loaded"},
+    /* The pool of pooled files (src/pool/, docs/POOLED_FILES.md). The default
+     * is computed at MPI_Init (a quarter of the process's node share of
+     * memory, see mpisw_pool_default_size), so def_value is 0 here and the
+     * source FROM_DEFAULT tells the pool to compute it. */
+    [MPISW_CFG_POOL_SIZE] = {"MPISW_POOL_SIZE", MPISW_CFG_SIZE, "unset", 0, 0, 1024 * TIB, 1,
+                             NULL,
+                             "memory (virtual: pages cost nothing until written) each rank "
+                             "gives the pool of pooled files at MPI_Init; unset: a quarter of "
+                             "MPISW_MEMORY_LIMIT or of the process's share of the node's "
+                             "memory; 0: no pool"},
+    [MPISW_CFG_POOL_HINTS] = {"MPISW_POOL_HINTS", MPISW_CFG_HINTLIST, "unset", 0, 0, 0, 0, NULL,
+                              "window hints of the pool (alloc_type=storage spills it to "
+                              "local disks); MPISW_HINTS does not apply to the pool"},
+    [MPISW_CFG_MEM_PATHS] = {"MPISW_MEM_PATHS", MPISW_CFG_PATTERNS, "unset", 0, 0, 0, 0, NULL,
+                             "files whose path matches one of these patterns are pooled files, "
+                             "as if named mem:<path> (docs/POOLED_FILES.md)"},
 };
 
 struct value {
@@ -88,6 +104,10 @@ void mpisw_cfg_forms(int id, char *buf, int len) {
     break;
   case MPISW_CFG_HINTLIST:
     snprintf(buf, len, "key=value;key=value;... (the hints)");
+    break;
+  case MPISW_CFG_PATTERNS:
+    snprintf(buf, len, "pattern:pattern:... (shell wildcards *, ?, [...]; a pattern matches "
+                       "the whole path; * matches / too)");
     break;
   default:
     snprintf(buf, len, "%s", v->choices);
@@ -135,6 +155,9 @@ static int parse_value(const struct mpisw_cfg_var *v, const char *s, int64_t *nu
   case MPISW_CFG_CHOICE:
     *num = 0;
     return choice_ok(v->choices, s) ? 0 : -1;
+  case MPISW_CFG_PATTERNS: /* no empty pattern: "a::b" or a trailing ":" is a typo */
+    *num = 0;
+    return !*s || strstr(s, "::") || *s == ':' || s[strlen(s) - 1] == ':' ? -1 : 0;
   default:
     *num = 0;
     return 0;

@@ -26,6 +26,9 @@ enum mpisw_cfg_id {
   MPISW_CFG_PAGER_READAHEAD,
   MPISW_CFG_PAGER_DEBUG,
   MPISW_CFG_CONFIG,
+  MPISW_CFG_POOL_SIZE,
+  MPISW_CFG_POOL_HINTS,
+  MPISW_CFG_MEM_PATHS,
   MPISW_CFG_COUNT
 };
 
@@ -34,6 +37,7 @@ enum mpisw_cfg_type {
   MPISW_CFG_SIZE,     /* a byte count (mpisw_parse_size) within [min, max] */
   MPISW_CFG_INT,      /* a decimal integer within [min, max] */
   MPISW_CFG_HINTLIST, /* key=value;key=value: values are checked where used */
+  MPISW_CFG_PATTERNS, /* pattern:pattern:...: shell wildcard patterns (fnmatch) */
   MPISW_CFG_CHOICE    /* one of the words in choices */
 };
 

@@ -25,6 +25,7 @@
 void mpisw_modules_before_init(void);
 void mpisw_modules_after_init(void);
 void mpisw_modules_before_finalize(void);
+void mpisw_modules_report(void);
 void mpisw_modules_win_created(MPI_Win win, MPI_Info info, int flavor, void *base,
                                MPI_Aint size);
 void mpisw_modules_win_freed(MPI_Win was);

@@ -1,10 +1,17 @@
-/* MPI-IO. Every call on a file mpisw does not own goes to the MPI
- * untouched: a program without pooled files behaves exactly as without the
- * library. The calls on an open file (MPISW_FILE lines of pmpi/calls.def)
- * are generated here. */
+/* MPI-IO. Files named "mem:..." or matching MPISW_MEM_PATHS are pooled
+ * files (src/pfile/, whose handles are its own); every call on any other
+ * file goes to the MPI untouched, so a program without pooled files
+ * behaves exactly as without the library (one load per call while no
+ * pooled file is open). The calls on an open file (MPISW_FILE lines of
+ * pmpi/calls.def) are generated here. */
 #include "dispatch/dispatch.h"
+#include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
 #include "process/process.h"
+
+static inline int pooled(MPI_File fh) {
+  return __atomic_load_n(&mpisw_pfile_live, __ATOMIC_RELAXED) && mpisw_pfile_owns(fh);
+}
 
 /* ---- the calls on an open file ---- */
 #define MPISW_COUNT MPI_Count
@@ -12,11 +19,15 @@
 #define MPISW_CALL(name, params, args)
 #define MPISW_CALL_C(name, params, args)
 #define MPISW_CALL4(name, params, args)
-#define MPISW_FILE(name, params, args) \
-  int mpisw_do_##name params { return mpisw_next.name args; }
-#define MPISW_FILE_C(name, params, args)                  \
-  int mpisw_do_##name(MPISW_UNPAREN params, int large) { \
-    return mpisw_mpi_##name(MPISW_UNPAREN args, large);  \
+#define MPISW_FILE(name, params, args)                      \
+  int mpisw_do_##name params {                              \
+    if (pooled(fh)) return mpisw_pfile_##name args;         \
+    return mpisw_next.name args;                            \
+  }
+#define MPISW_FILE_C(name, params, args)                               \
+  int mpisw_do_##name(MPISW_UNPAREN params, int large) {              \
+    if (pooled(fh)) return mpisw_pfile_##name(MPISW_UNPAREN args, large); \
+    return mpisw_mpi_##name(MPISW_UNPAREN args, large);               \
   }
 #define MPISW_FILE4(name, params, args)
 #include "pmpi/calls.def"
@@ -24,26 +35,45 @@
 #define MPISW_CALL_C(name, params, args)
 #define MPISW_CALL4(name, params, args)
 #define MPISW_FILE_C(name, params, args)
-#define MPISW_FILE4(name, params, args) \
-  int mpisw_do_##name params { return mpisw_next.name args; }
+#define MPISW_FILE4(name, params, args)              \
+  int mpisw_do_##name params {                       \
+    if (pooled(fh)) return mpisw_pfile_##name args;  \
+    return mpisw_next.name args;                     \
+  }
 #include "pmpi/calls_c.def"
 
 /* ---- open, close, delete, handles ---- */
 int mpisw_do_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                        MPI_File *fh) {
+  const char *name;
+  if (mpisw_pfile_route(filename, &name)) return mpisw_pfile_open(comm, name, amode, info, fh);
   return mpisw_next.File_open(comm, filename, amode, info, fh);
 }
 
-int mpisw_do_File_close(MPI_File *fh) { return mpisw_next.File_close(fh); }
+int mpisw_do_File_close(MPI_File *fh) {
+  if (fh && pooled(*fh)) return mpisw_pfile_close(fh);
+  return mpisw_next.File_close(fh);
+}
 
 int mpisw_do_File_delete(const char *filename, MPI_Info info) {
+  const char *name;
+  if (mpisw_pfile_route(filename, &name)) return mpisw_pfile_delete(name, info);
   return mpisw_next.File_delete(filename, info);
 }
 
+/* The program's handlers are remembered: a pooled file calls them itself. */
 int mpisw_do_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *eh) {
-  return mpisw_next.File_create_errhandler(fn, eh);
+  int rc = mpisw_next.File_create_errhandler(fn, eh);
+  if (rc == MPI_SUCCESS && !mpisw_disabled) mpisw_pfile_errhandler_made(*eh, fn);
+  return rc;
 }
 
-MPI_Fint mpisw_do_File_c2f(MPI_File file) { return mpisw_next.File_c2f(file); }
+MPI_Fint mpisw_do_File_c2f(MPI_File file) {
+  if (pooled(file)) return mpisw_pfile_c2f(file);
+  return mpisw_next.File_c2f(file);
+}
 
-MPI_File mpisw_do_File_f2c(MPI_Fint file) { return mpisw_next.File_f2c(file); }
+MPI_File mpisw_do_File_f2c(MPI_Fint file) {
+  MPI_File fh = mpisw_pfile_live ? mpisw_pfile_f2c(file) : MPI_FILE_NULL;
+  return fh != MPI_FILE_NULL ? fh : mpisw_next.File_f2c(file);
+}

@@ -28,5 +28,6 @@ int mpisw_do_Init_thread(int *argc, char ***argv, int required, int *provided) {
 int mpisw_do_Finalize(void) {
   mpisw_modules_before_finalize();
   if (!mpisw_disabled) mpisw_report_finalize(); /* counts what was not freed */
+  if (!mpisw_disabled && mpisw_report_enabled()) mpisw_modules_report();
   return mpisw_next.Finalize();
 }

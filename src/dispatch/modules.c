@@ -1,9 +1,12 @@
 /* The library's modules, in the order they are asked: the windows on
  * storage first (they make the window the others then see), the RMA
- * extensions, the process's bookkeeping last. A new module adds its table
+ * extensions, pooled files (then the pool they live in, made on the
+ * windows), the process's bookkeeping last. A new module adds its table
  * (process/module.h) here. */
 #include "dispatch/dispatch.h"
+#include "pfile/pfile.h"
 #include "process/module.h"
+#include "pool/pool.h"
 #include "process/process.h"
 #include "rmax/api.h"
 #include "win/internal.h"
@@ -11,6 +14,8 @@
 static const struct mpisw_module *const modules[] = {
     &mpisw_win_module,
     &mpisw_rmax_module,
+    &mpisw_pfile_module, /* closes pooled files before the pool goes */
+    &mpisw_pool_module,
     &mpisw_process_module,
 };
 #define EACH(m)                                                              \
@@ -28,6 +33,10 @@ void mpisw_modules_after_init(void) {
 
 void mpisw_modules_before_finalize(void) {
   EACH(m) if ((*m)->before_finalize) (*m)->before_finalize();
+}
+
+void mpisw_modules_report(void) {
+  EACH(m) if ((*m)->report) (*m)->report();
 }
 
 void mpisw_modules_win_created(MPI_Win win, MPI_Info info, int flavor, void *base,

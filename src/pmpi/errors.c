@@ -117,3 +117,53 @@ void mpisw_comm_errors_restore(MPI_Comm comm, MPI_Errhandler eh) {
   PMPI_Comm_set_errhandler(comm, eh);
   mpisw_errhandler_release(&eh);
 }
+
+/* ---- codes under the MPI's own classes (MPI-IO prescribes them) ---- */
+#define OWN_CLASSES 16
+static struct {
+  int cls;
+  int codes[CODES_PER_CLASS];
+  int next;
+} own[OWN_CLASSES];
+static int nown;
+/* -1 unknown, 0 the MPI keeps a code's string under its own classes, 1 it
+ * does not (MPICH 4.0 shows another text): then the class code itself. */
+static int own_strings_lost = -1;
+
+/* Caller holds mpisw_lock. */
+static int strings_lost(void) {
+  if (own_strings_lost >= 0) return own_strings_lost;
+  int code, len = 0;
+  char probe[] = "mpisw: probe", back[MPI_MAX_ERROR_STRING] = "";
+  own_strings_lost = 1;
+  if (PMPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
+      PMPI_Add_error_string(code, probe) == MPI_SUCCESS &&
+      PMPI_Error_string(code, back, &len) == MPI_SUCCESS)
+    own_strings_lost = strcmp(back, probe) != 0;
+  return own_strings_lost;
+}
+
+int mpisw_error_code_in(int cls, const char *routine, const char *msg) {
+  char text[MPI_MAX_ERROR_STRING];
+  snprintf(text, sizeof text, "mpisw: %s: %s", routine, msg);
+  pthread_mutex_lock(&mpisw_lock);
+  int code = cls;
+  if (!strings_lost()) {
+    int i = 0;
+    while (i < nown && own[i].cls != cls) i++;
+    if (i == nown && nown < OWN_CLASSES) {
+      own[i].cls = cls;
+      for (int j = 0; j < CODES_PER_CLASS; j++) own[i].codes[j] = -1;
+      nown++;
+    }
+    if (i < nown) {
+      int slot = own[i].next++ % CODES_PER_CLASS;
+      if (own[i].codes[slot] < 0 && PMPI_Add_error_code(cls, &own[i].codes[slot]) != MPI_SUCCESS)
+        own[i].codes[slot] = cls;
+      code = own[i].codes[slot];
+      if (code != cls) PMPI_Add_error_string(code, text);
+    }
+  }
+  pthread_mutex_unlock(&mpisw_lock);
+  return code;
+}

@@ -16,6 +16,11 @@
 /* Turns a core error into an MPI error code whose string is
  * "mpisw: <routine>: <message>". */
 int mpisw_error_code(const char *routine, const struct mpisw_error *e);
+/* An error code of one of the MPI's own classes (MPI_ERR_NO_SUCH_FILE, ...,
+ * as MPI-IO prescribes) whose string is "mpisw: <routine>: <msg>" where the
+ * MPI keeps such strings (Open MPI); the class code itself where it does not
+ * (MPICH 4.0 shows another text for codes added under its classes). */
+int mpisw_error_code_in(int cls, const char *routine, const char *msg);
 int mpisw_raise_comm(MPI_Comm comm, int code);
 int mpisw_raise_win(MPI_Win win, int code);
 /* Errors of calls without an object (MPI_Alloc_mem): MPI-4 raises them on

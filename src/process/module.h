@@ -14,6 +14,9 @@ struct mpisw_module {
   void (*before_init)(void);      /* before the MPI initializes */
   void (*after_init)(void);       /* after it succeeded */
   void (*before_finalize)(void);  /* before the MPI's MPI_Finalize */
+  /* With MPISW_REPORT=1, after the summary (collective over MPI_COMM_WORLD;
+   * rank 0 prints): the module's own lines. */
+  void (*report)(void);
   /* A window was made (by the MPI or by mpisw): flavor is its
    * MPI_WIN_FLAVOR_*, base/size this rank's memory (NULL/0 for dynamic). */
   void (*win_created)(MPI_Win win, MPI_Info info, int flavor, void *base, MPI_Aint size);

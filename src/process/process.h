@@ -33,6 +33,10 @@ extern pthread_mutex_t mpisw_lock;         /* registry, stats, budget, error cod
 
 void mpisw_state_init(void);               /* idempotent; needs MPI initialized */
 const char *mpisw_env_hints(void);         /* MPISW_HINTS or NULL */
+/* Until restored, mpisw_env_hints() answers text (may be NULL) in the
+ * calling thread: the pool's windows take MPISW_POOL_HINTS, not MPISW_HINTS. */
+void mpisw_env_hints_replace(const char *text);
+void mpisw_env_hints_restore(void);
 int mpisw_report_enabled(void);
 /* Memory a window may still take under the budget (auto factor). */
 uint64_t mpisw_budget_left(int ranks_sharing);

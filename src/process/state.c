@@ -33,7 +33,19 @@ __attribute__((constructor)) static void read_env(void) {
 
 void mpisw_state_init(void) { /* settings are read by the constructor */ }
 
-const char *mpisw_env_hints(void) { return mpisw_cfg_text(MPISW_CFG_HINTS); }
+/* A module making a window of its own (the pool, src/pool/) gives it other
+ * defaults than MPISW_HINTS: set for the calling thread only, for the time
+ * of that one collective call. */
+static __thread const char *hints_instead;
+static __thread int hints_replaced;
+void mpisw_env_hints_replace(const char *text) {
+  hints_instead = text;
+  hints_replaced = 1;
+}
+void mpisw_env_hints_restore(void) { hints_replaced = 0; }
+const char *mpisw_env_hints(void) {
+  return hints_replaced ? hints_instead : mpisw_cfg_text(MPISW_CFG_HINTS);
+}
 int mpisw_report_enabled(void) { return mpisw_cfg_bool(MPISW_CFG_REPORT); }
 
 #define STR_(x) #x

@@ -1,0 +1,126 @@
+/* The pooled-file module's table (process/module.h): files the program
+ * left open are closed at MPI_Finalize (their drain runs), and with
+ * MPISW_REPORT=1 one line per pooled file: bytes written and read,
+ * operations and time in I/O over all ranks, and the pool's peak use. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfile/internal.h"
+
+#define NAME_MAX_SHOWN 200
+
+struct record {
+  char name[NAME_MAX_SHOWN];
+  double written, read, seconds;
+  long ops;
+};
+
+static struct record *records;
+static int nrecords, caprecords;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A closed file's figures, added to its name's record. */
+void mpisw_pfile_note_stats(struct mpisw_pfile *f) {
+  pthread_mutex_lock(&mu);
+  int i = 0;
+  while (i < nrecords && strncmp(records[i].name, f->shown, NAME_MAX_SHOWN - 1)) i++;
+  if (i == nrecords) {
+    if (nrecords == caprecords) {
+      int cap = caprecords ? 2 * caprecords : 16;
+      struct record *r = realloc(records, sizeof *r * (size_t)cap);
+      if (!r) {
+        pthread_mutex_unlock(&mu);
+        return;
+      }
+      records = r;
+      caprecords = cap;
+    }
+    memset(&records[i], 0, sizeof records[i]);
+    snprintf(records[i].name, NAME_MAX_SHOWN, "%s", f->shown);
+    nrecords++;
+  }
+  records[i].written += f->st.bytes_written;
+  records[i].read += f->st.bytes_read;
+  records[i].seconds += f->st.seconds;
+  records[i].ops += f->st.ops;
+  pthread_mutex_unlock(&mu);
+}
+
+static void close_left_open(struct mpisw_pfile *f, void *arg) {
+  MPI_File fh = pfile_handle(f);
+  fprintf(stderr, "mpisw: MPI_Finalize: pooled file %s was not closed; closing it\n", f->shown);
+  mpisw_pfile_close(&fh);
+}
+
+static int pool_seen;
+static uint64_t pool_peak;
+
+/* The pool goes after this module (src/dispatch/modules.c): its peak is
+ * taken now, for the report. */
+static void before_finalize(void) {
+  mpisw_pfile_each(close_left_open, NULL);
+  uint64_t used = 0, cap = 0;
+  pool_seen = mpisw_pool_ready();
+  if (pool_seen) mpisw_pool_usage(&used, &cap, &pool_peak);
+}
+
+/* Rank 0 gathers every rank's records and prints one line per name. */
+static void report(void) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  int n = nrecords, *counts = NULL, *displs = NULL, total = 0;
+  if (rank == 0) {
+    counts = calloc((size_t)size, sizeof *counts);
+    displs = calloc((size_t)size, sizeof *displs);
+  }
+  PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  struct record *all = NULL;
+  if (rank == 0) {
+    for (int r = 0; r < size; r++) {
+      displs[r] = total * (int)sizeof(struct record);
+      total += counts[r];
+      counts[r] *= (int)sizeof(struct record);
+    }
+    all = calloc((size_t)total + 1, sizeof *all);
+  }
+  PMPI_Gatherv(records, n * (int)sizeof(struct record), MPI_BYTE, all, counts, displs, MPI_BYTE,
+               0, MPI_COMM_WORLD);
+  uint64_t peak_all = 0;
+  unsigned long long p = pool_peak, pa = 0;
+  PMPI_Reduce(&p, &pa, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  peak_all = pa;
+  if (rank == 0 && all) {
+    char b1[32], b2[32], b3[32];
+    for (int i = 0; i < total; i++) {
+      if (!all[i].name[0]) continue;
+      struct record sum = all[i];
+      for (int j = i + 1; j < total; j++)
+        if (!strcmp(all[j].name, sum.name)) {
+          sum.written += all[j].written;
+          sum.read += all[j].read;
+          sum.ops += all[j].ops;
+          if (all[j].seconds > sum.seconds) sum.seconds = all[j].seconds;
+          all[j].name[0] = 0;
+        }
+      fprintf(stderr,
+              "mpisw:   pooled file %s: %s written, %s read, %ld operations, %.3f s in I/O "
+              "(slowest rank)\n",
+              sum.name, mpisw_format_bytes(sum.written, b1, sizeof b1),
+              mpisw_format_bytes(sum.read, b2, sizeof b2), sum.ops, sum.seconds);
+    }
+    if (pool_seen)
+      fprintf(stderr, "mpisw:   pool: peak use %s\n",
+              mpisw_format_bytes((double)peak_all, b3, sizeof b3));
+  }
+  free(all);
+  free(counts);
+  free(displs);
+}
+
+const struct mpisw_module mpisw_pfile_module = {
+    .name = "pfile",
+    .before_finalize = before_finalize,
+    .report = report,
+};

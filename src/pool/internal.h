@@ -1,0 +1,146 @@
+/* The pool's internals: every rank's segment has the same layout, and all
+ * shared state lives in segments, reached through the rm_* primitives
+ * (rmem.c), so every algorithm is written once for both paths:
+ *   local  every rank on this node: processor atomics and memcpy;
+ *   rma    ranks on several nodes: MPI atomics for every metadata word (one
+ *          coherent path), memcpy for data on this node, MPI_Put/MPI_Get +
+ *          flush for data on other nodes, inside one lock_all epoch.
+ *
+ * A segment (offsets in bytes, "displacements"):
+ *   [0, 4K)        header: allocator lock, bump, use, peak, free lists
+ *   [4K, dir_end)  directory: nslots file records of REC_SIZE bytes
+ *   [.., idx_end)  block index: idx_cap entries of 32 bytes
+ *   [heap, size)   blocks (page-aligned), allocated by bump or free list
+ * Fresh memory is zero, and zero is every structure's empty state: the
+ * pool needs no initialization writes (pages cost nothing until used). */
+#ifndef MPISW_POOL_INTERNAL_H
+#define MPISW_POOL_INTERNAL_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "pool/pool.h"
+
+/* header words */
+#define H_ALOCK 0    /* allocator lock: 0 or holder's world rank + 1 */
+#define H_BUMP 8     /* heap bytes handed out by bump */
+#define H_USED 16    /* bytes of blocks in use */
+#define H_PEAK 24    /* highest H_USED */
+#define H_FREE 64    /* NFREE lists: {block size, head displacement} */
+#define NFREE 32
+#define HDR_SIZE 4096
+
+/* file record words */
+#define REC_SIZE 1280
+#define R_STATE 0    /* S_FREE, S_CLAIMED, S_LIVE, S_TOMB */
+#define R_OCOUNT 8   /* generation << 32 | open count (OC_DELETING: being deleted) */
+#define R_GEN 16     /* generation of the slot's current (or last) file */
+#define R_HASH 24
+#define R_SIZE 32
+#define R_UNIT 40
+#define R_FACTOR 48
+#define R_FIRST 56
+#define R_SHPTR 64   /* shared file pointer */
+#define R_FLOCK 72   /* file lock: 0 or holder's world rank + 1 */
+#define R_CHAIN 80   /* lock of the names whose home is this slot */
+#define R_NAMELEN 88
+#define R_UID 96
+#define R_TRUNC 104  /* bumped by every shrink: handles drop cached blocks */
+#define R_EXTENT 112 /* end of the highest block ever allocated */
+#define R_NAME 128
+enum { S_FREE = 0, S_CLAIMED = 1, S_LIVE = 2, S_TOMB = 3 };
+#define OC_COUNT 0xffffffffULL
+#define OC_DELETING 0xffffffffULL
+
+/* block index entry: {uid, block number, displacement, 0}; uid 0 empty,
+ * IDX_TOMB removed */
+#define IDX_ENTRY 32
+#define IDX_TOMB UINT64_MAX
+
+#define POOL_PAGE 4096ULL
+#define POOL_MIN_SIZE (4ULL << 20)
+
+struct pool {
+  int ready;
+  int rma;                  /* 0: local path, 1: rma path */
+  int rank, nranks;         /* in MPI_COMM_WORLD */
+  MPI_Comm node;            /* this node's ranks */
+  MPI_Win shm;              /* the node's shared window (the segments) */
+  MPI_Win world;            /* rma path: every segment, lock_all held */
+  char **seg;               /* by world rank: the mapped segment, NULL on other nodes */
+  int storage;              /* on storage (MPISW_POOL_HINTS alloc_type=storage) */
+  int mem_fd;               /* memory pool: this process's descriptor of the node's memfd */
+  char *mem_base;           /* ... and where it is mapped (segments inside) */
+  uint64_t size;            /* every segment's size */
+  uint64_t nslots, dir_off; /* directory */
+  uint64_t idx_cap, idx_off;
+  uint64_t heap_off;        /* heap: [heap_off, size) */
+  pthread_mutex_t mu;       /* one call at a time in this process */
+  char why_not[512];        /* when not ready: why */
+  uint64_t last_used, last_cap, last_peak; /* usage when freed */
+};
+extern struct pool mpisw_pool;
+#define P (&mpisw_pool)
+
+/* ---- rmem.c: one word or range of rank r's segment at displacement d ---- */
+uint64_t mpisw_pool_rm_load(int r, uint64_t d);
+void mpisw_pool_rm_store(int r, uint64_t d, uint64_t v);
+uint64_t mpisw_pool_rm_cas(int r, uint64_t d, uint64_t expect, uint64_t v); /* old */
+uint64_t mpisw_pool_rm_fadd(int r, uint64_t d, uint64_t add);               /* old */
+uint64_t mpisw_pool_rm_fmax(int r, uint64_t d, uint64_t v);                 /* old */
+/* Data: complete at the target when they return. 0 or -1 (MPI failed). */
+int mpisw_pool_rm_put(int r, uint64_t d, const void *buf, uint64_t len);
+int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len);
+int mpisw_pool_rm_zero(int r, uint64_t d, uint64_t len); /* may free the pages */
+/* Spin lock word at (r, d): waits until it holds it (value rank+1). */
+void mpisw_pool_rm_lock(int r, uint64_t d);
+void mpisw_pool_rm_unlock(int r, uint64_t d);
+/* 1 on the first try when free (no wait). */
+int mpisw_pool_rm_trylock(int r, uint64_t d);
+/* After local stores: visible to the others (memory barrier + Win_sync). */
+void mpisw_pool_rm_publish(void);
+void mpisw_pool_rm_backoff(int round);
+
+#define rm_load mpisw_pool_rm_load
+#define rm_store mpisw_pool_rm_store
+#define rm_cas mpisw_pool_rm_cas
+#define rm_fadd mpisw_pool_rm_fadd
+#define rm_fmax mpisw_pool_rm_fmax
+#define rm_put mpisw_pool_rm_put
+#define rm_get mpisw_pool_rm_get
+
+/* ---- the handle ---- */
+struct pool_cache_entry { uint64_t key; uint64_t disp; }; /* key: block + 1 */
+struct mpisw_pool_file {
+  char *name;
+  int home_rank;            /* where the record lives */
+  uint64_t rec;             /* its displacement */
+  uint64_t gen, uid;
+  uint64_t unit;
+  int factor, first;
+  uint64_t trunc_seen;
+  int locked;               /* this process holds the file lock */
+  struct pool_cache_entry *cache; /* block -> displacement on its owner */
+  uint64_t cache_cap, cache_n;
+};
+
+/* ---- block.c: blocks, the per-owner index, the handle's cache ---- */
+int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block);
+/* Displacement of block on its owner: 1 found (*disp), 0 hole; with create
+ * allocates a missing block (0 NOSPACE with *e filled, -1 never). */
+int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create, uint64_t *disp,
+                          struct mpisw_error *e);
+/* Frees every block of file uid numbered >= from (up to extent). */
+void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, uint64_t from,
+                            uint64_t extent);
+void mpisw_pool_cache_clear(struct mpisw_pool_file *f);
+/* The handle's cache is dropped when another process shrank the file. */
+void mpisw_pool_cache_check(struct mpisw_pool_file *f);
+
+/* ---- module.c ---- */
+/* USAGE with the reason when there is no pool. */
+int mpisw_pool_need(const char *name, struct mpisw_error *e);
+uint64_t mpisw_pool_default_size(void);
+
+#endif

@@ -1,0 +1,217 @@
+/* Data of pooled files: reads and writes block by block straight into the
+ * owner's segment (memcpy on this node, MPI_Put/MPI_Get beyond), never
+ * read-modify-write; the size is raised with one atomic max after the
+ * data; shrinking frees blocks; and the file-wide calls (lock, shared file
+ * pointer, owner, usage). */
+#include <string.h>
+
+#include "pool/internal.h"
+#include "win/internal.h"
+
+#define ENTER(f, e)                                                          \
+  do {                                                                       \
+    if (!(f)) {                                                              \
+      mpisw_fail(e, MPISW_K_USAGE, "pooled file: NULL handle");              \
+      return MPISW_POOL_USAGE;                                               \
+    }                                                                        \
+    if (mpisw_pool_need((f)->name, e)) return MPISW_POOL_USAGE;              \
+    pthread_mutex_lock(&P->mu);                                              \
+  } while (0)
+#define LEAVE(rc)                                                            \
+  do {                                                                       \
+    pthread_mutex_unlock(&P->mu);                                            \
+    return rc;                                                               \
+  } while (0)
+
+static int io_failed(struct mpisw_pool_file *f, const char *what, int r, struct mpisw_error *e) {
+  mpisw_fail(e, MPISW_K_IO, "pooled file %s: %s rank %d failed in the MPI", f->name, what, r);
+  return MPISW_POOL_IO;
+}
+
+static int too_far(struct mpisw_pool_file *f, uint64_t off, uint64_t len,
+                   struct mpisw_error *e) {
+  if (len <= INT64_MAX - off) return 0;
+  mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: offset %llu + length %llu passes 2^63", f->name,
+             (unsigned long long)off, (unsigned long long)len);
+  return 1;
+}
+
+int mpisw_pool_write(struct mpisw_pool_file *f, uint64_t off, const void *buf, uint64_t len,
+                     struct mpisw_error *e) {
+  ENTER(f, e);
+  if (too_far(f, off, len, e)) LEAVE(MPISW_POOL_USAGE);
+  mpisw_pool_cache_check(f);
+  int rc = MPISW_POOL_OK;
+  uint64_t pos = off, end = off + len;
+  while (pos < end) {
+    uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in, disp;
+    if (n > end - pos) n = end - pos;
+    if (!mpisw_pool_block_find(f, b, 1, &disp, e)) {
+      rc = MPISW_POOL_NOSPACE;
+      break;
+    }
+    int owner = mpisw_pool_block_owner(f, b);
+    if (rm_put(owner, disp + in, (const char *)buf + (pos - off), n)) {
+      rc = io_failed(f, "writing to", owner, e);
+      break;
+    }
+    pos += n;
+  }
+  if (pos > off) { /* what was written is readable, also after NOSPACE */
+    mpisw_pool_rm_publish();
+    rm_fmax(f->home_rank, f->rec + R_SIZE, pos);
+  }
+  LEAVE(rc);
+}
+
+int mpisw_pool_read(struct mpisw_pool_file *f, uint64_t off, void *buf, uint64_t len,
+                    uint64_t *got, struct mpisw_error *e) {
+  *got = 0;
+  ENTER(f, e);
+  if (too_far(f, off, len, e)) LEAVE(MPISW_POOL_USAGE);
+  mpisw_pool_cache_check(f);
+  uint64_t size = rm_load(f->home_rank, f->rec + R_SIZE);
+  uint64_t end = off + len < size ? off + len : size;
+  for (uint64_t pos = off; pos < end;) {
+    uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in, disp;
+    if (n > end - pos) n = end - pos;
+    char *to = (char *)buf + (pos - off);
+    if (!mpisw_pool_block_find(f, b, 0, &disp, e)) memset(to, 0, n); /* a hole */
+    else if (rm_get(mpisw_pool_block_owner(f, b), disp + in, to, n))
+      LEAVE(io_failed(f, "reading from", mpisw_pool_block_owner(f, b), e));
+    pos += n;
+  }
+  *got = end > off ? end - off : 0;
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_get_size(struct mpisw_pool_file *f, uint64_t *size, struct mpisw_error *e) {
+  ENTER(f, e);
+  *size = rm_load(f->home_rank, f->rec + R_SIZE);
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_set_size(struct mpisw_pool_file *f, uint64_t size, struct mpisw_error *e) {
+  ENTER(f, e);
+  if (size > INT64_MAX) {
+    mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: size %llu passes 2^63", f->name,
+               (unsigned long long)size);
+    LEAVE(MPISW_POOL_USAGE);
+  }
+  uint64_t cur = rm_load(f->home_rank, f->rec + R_SIZE);
+  uint64_t extent = rm_load(f->home_rank, f->rec + R_EXTENT);
+  if (size >= cur) { /* grow: sparse */
+    rm_fmax(f->home_rank, f->rec + R_SIZE, size);
+    LEAVE(MPISW_POOL_OK);
+  }
+  rm_store(f->home_rank, f->rec + R_SIZE, size);
+  rm_fadd(f->home_rank, f->rec + R_TRUNC, 1); /* other handles drop their caches */
+  uint64_t disp, keep = (size + f->unit - 1) / f->unit;
+  if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &disp, e))
+    mpisw_pool_rm_zero(mpisw_pool_block_owner(f, size / f->unit), disp + size % f->unit,
+                       f->unit - size % f->unit); /* a later grow reads zeros */
+  mpisw_pool_blocks_free(f->uid, f->unit, f->factor, f->first, keep, extent);
+  if (extent > keep * f->unit) rm_store(f->home_rank, f->rec + R_EXTENT, keep * f->unit);
+  mpisw_pool_cache_clear(f);
+  f->trunc_seen = rm_load(f->home_rank, f->rec + R_TRUNC);
+  mpisw_pool_rm_publish();
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_preallocate(struct mpisw_pool_file *f, uint64_t size, struct mpisw_error *e) {
+  ENTER(f, e);
+  if (size > INT64_MAX) {
+    mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: size %llu passes 2^63", f->name,
+               (unsigned long long)size);
+    LEAVE(MPISW_POOL_USAGE);
+  }
+  mpisw_pool_cache_check(f);
+  uint64_t disp;
+  for (uint64_t b = 0; b * f->unit < size; b++)
+    if (!mpisw_pool_block_find(f, b, 1, &disp, e)) LEAVE(MPISW_POOL_NOSPACE);
+  rm_fmax(f->home_rank, f->rec + R_SIZE, size);
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_sync(struct mpisw_pool_file *f, struct mpisw_error *e) {
+  ENTER(f, e);
+  mpisw_pool_rm_publish();
+  if (P->rma) mpisw_next.Win_flush_all(P->world);
+  if (P->storage) {
+    struct mpisw_win *w = mpisw_win_lookup(P->shm);
+    struct mpisw_error se;
+    if (w && mpisw_win_sync_storage(w, &se)) {
+      mpisw_fail(e, se.kind, "pooled file %s: sync of the pool's storage: %s", f->name, se.msg);
+      LEAVE(MPISW_POOL_IO);
+    }
+  }
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_lock(struct mpisw_pool_file *f, struct mpisw_error *e) {
+  ENTER(f, e);
+  if (f->locked) {
+    mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: this process holds its lock already",
+               f->name);
+    LEAVE(MPISW_POOL_USAGE);
+  }
+  /* Other threads may run between tries (one may be about to unlock). */
+  for (int round = 0; !mpisw_pool_rm_trylock(f->home_rank, f->rec + R_FLOCK); round++) {
+    pthread_mutex_unlock(&P->mu);
+    mpisw_pool_rm_backoff(round);
+    pthread_mutex_lock(&P->mu);
+  }
+  f->locked = 1;
+  mpisw_pool_cache_check(f); /* what the previous holder did */
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_unlock(struct mpisw_pool_file *f, struct mpisw_error *e) {
+  ENTER(f, e);
+  if (!f->locked) {
+    mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: unlock without the lock", f->name);
+    LEAVE(MPISW_POOL_USAGE);
+  }
+  f->locked = 0;
+  mpisw_pool_rm_unlock(f->home_rank, f->rec + R_FLOCK);
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_shared_ptr(struct mpisw_pool_file *f, int64_t add, int64_t *before,
+                          struct mpisw_error *e) {
+  ENTER(f, e);
+  *before = (int64_t)(add ? rm_fadd(f->home_rank, f->rec + R_SHPTR, (uint64_t)add)
+                          : rm_load(f->home_rank, f->rec + R_SHPTR));
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_shared_ptr_set(struct mpisw_pool_file *f, int64_t value, struct mpisw_error *e) {
+  ENTER(f, e);
+  rm_store(f->home_rank, f->rec + R_SHPTR, (uint64_t)value);
+  LEAVE(MPISW_POOL_OK);
+}
+
+int mpisw_pool_owner(struct mpisw_pool_file *f, uint64_t off, int *world_rank, uint64_t *run) {
+  if (!f || !P->ready) return MPISW_POOL_USAGE;
+  *world_rank = mpisw_pool_block_owner(f, off / f->unit);
+  *run = f->factor == 1 ? UINT64_MAX : f->unit - off % f->unit;
+  return MPISW_POOL_OK;
+}
+
+void mpisw_pool_usage(uint64_t *used, uint64_t *capacity, uint64_t *peak) {
+  pthread_mutex_lock(&P->mu);
+  if (!P->ready) {
+    *used = P->last_used, *capacity = P->last_cap, *peak = P->last_peak;
+    pthread_mutex_unlock(&P->mu);
+    return;
+  }
+  uint64_t u = 0, p = 0;
+  for (int r = 0; r < P->nranks; r++) {
+    u += rm_load(r, H_USED);
+    p += rm_load(r, H_PEAK);
+  }
+  *used = u;
+  *peak = p;
+  *capacity = (uint64_t)P->nranks * (P->size - P->heap_off);
+  pthread_mutex_unlock(&P->mu);
+}

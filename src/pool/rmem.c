@@ -1,0 +1,174 @@
+/* One word or range of a rank's segment. On the local path (every rank on
+ * this node) the segments are mapped here: processor atomics and memcpy.
+ * On the rma path every metadata word goes through the MPI's atomics on the
+ * world window (so atomics of this node and of others agree), data of this
+ * node's ranks through memcpy, of other nodes through MPI_Put/MPI_Get; each
+ * call completes (flush) before it returns. The MPI's own calls
+ * (mpisw_next.X): a PMPI tool in front sees none of this. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <unistd.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "pmpi/pmpi.h"
+#include "pool/internal.h"
+
+static uint64_t *word(int r, uint64_t d) { return (uint64_t *)(P->seg[r] + d); }
+
+static uint64_t mpi_op(int r, uint64_t d, uint64_t v, MPI_Op op) {
+  uint64_t old = 0;
+  mpisw_next.Fetch_and_op(&v, &old, MPI_UINT64_T, r, (MPI_Aint)d, op, P->world);
+  mpisw_next.Win_flush(r, P->world);
+  return old;
+}
+
+uint64_t mpisw_pool_rm_load(int r, uint64_t d) {
+  if (!P->rma) return __atomic_load_n(word(r, d), __ATOMIC_ACQUIRE);
+  return mpi_op(r, d, 0, MPI_NO_OP);
+}
+
+void mpisw_pool_rm_store(int r, uint64_t d, uint64_t v) {
+  if (!P->rma) __atomic_store_n(word(r, d), v, __ATOMIC_RELEASE);
+  else mpi_op(r, d, v, MPI_REPLACE);
+}
+
+uint64_t mpisw_pool_rm_cas(int r, uint64_t d, uint64_t expect, uint64_t v) {
+  if (!P->rma) {
+    __atomic_compare_exchange_n(word(r, d), &expect, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return expect; /* the old value either way */
+  }
+  uint64_t old = 0;
+  mpisw_next.Compare_and_swap(&v, &expect, &old, MPI_UINT64_T, r, (MPI_Aint)d, P->world);
+  mpisw_next.Win_flush(r, P->world);
+  return old;
+}
+
+uint64_t mpisw_pool_rm_fadd(int r, uint64_t d, uint64_t add) {
+  if (!P->rma) return __atomic_fetch_add(word(r, d), add, __ATOMIC_ACQ_REL);
+  return mpi_op(r, d, add, MPI_SUM);
+}
+
+uint64_t mpisw_pool_rm_fmax(int r, uint64_t d, uint64_t v) {
+  if (!P->rma) {
+    uint64_t old = __atomic_load_n(word(r, d), __ATOMIC_ACQUIRE);
+    while (old < v &&
+           !__atomic_compare_exchange_n(word(r, d), &old, v, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+    }
+    return old;
+  }
+  return mpi_op(r, d, v, MPI_MAX);
+}
+
+/* Large ranges in pieces the MPI's int count can take. */
+#define CHUNK ((uint64_t)1 << 30)
+
+/* Large writes into the memory pool go through pwrite: the kernel copies
+ * into the node's memfd and leaves out the zeroing of a fresh page that a
+ * store through the mapping costs. Small ones are a memcpy. */
+#define PWRITE_MIN (16 * 1024)
+
+int mpisw_pool_rm_put(int r, uint64_t d, const void *buf, uint64_t len) {
+  if (P->seg[r]) {
+    if (P->mem_fd >= 0 && len >= PWRITE_MIN) {
+      off_t at = (off_t)(P->seg[r] - P->mem_base + (ptrdiff_t)d);
+      for (uint64_t done = 0; done < len;) {
+        ssize_t n = pwrite(P->mem_fd, (const char *)buf + done, len - done, at + (off_t)done);
+        if (n <= 0) {
+          if (n < 0 && errno == EINTR) continue;
+          return -1;
+        }
+        done += (uint64_t)n;
+      }
+      return 0;
+    }
+    memcpy(P->seg[r] + d, buf, len);
+    return 0;
+  }
+  for (uint64_t done = 0; done < len;) {
+    uint64_t n = len - done < CHUNK ? len - done : CHUNK;
+    if (mpisw_next.Put((const char *)buf + done, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done),
+                       (int)n, MPI_BYTE, P->world) != MPI_SUCCESS)
+      return -1;
+    done += n;
+  }
+  return mpisw_next.Win_flush(r, P->world) == MPI_SUCCESS ? 0 : -1;
+}
+
+int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len) {
+  if (P->seg[r]) {
+    memcpy(buf, P->seg[r] + d, len);
+    return 0;
+  }
+  for (uint64_t done = 0; done < len;) {
+    uint64_t n = len - done < CHUNK ? len - done : CHUNK;
+    if (mpisw_next.Get((char *)buf + done, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done), (int)n,
+                       MPI_BYTE, P->world) != MPI_SUCCESS)
+      return -1;
+    done += n;
+  }
+  return mpisw_next.Win_flush(r, P->world) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* Zeroes a freed range. In a memory pool whole pages mapped here are given
+ * back to the system (MADV_REMOVE punches them out of the memfd: they read
+ * as zeros and cost nothing again). A storage pool keeps its pages: a hole
+ * punched into its reserved file could meet a full disk at the next write
+ * through the mapping (SIGBUS). */
+int mpisw_pool_rm_zero(int r, uint64_t d, uint64_t len) {
+  static const char zeros[65536];
+  if (P->seg[r]) {
+    char *a = P->seg[r] + d;
+    uintptr_t lo = ((uintptr_t)a + POOL_PAGE - 1) & ~(uintptr_t)(POOL_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)a + len) & ~(uintptr_t)(POOL_PAGE - 1);
+    if (P->mem_fd >= 0 && hi > lo && madvise((void *)lo, hi - lo, MADV_REMOVE) == 0) {
+      memset(a, 0, lo - (uintptr_t)a);
+      memset((void *)hi, 0, (uintptr_t)a + len - hi);
+    } else {
+      memset(a, 0, len);
+    }
+    return 0;
+  }
+  for (uint64_t done = 0; done < len;) {
+    uint64_t n = len - done < sizeof zeros ? len - done : sizeof zeros;
+    if (mpisw_next.Put(zeros, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done), (int)n, MPI_BYTE,
+                       P->world) != MPI_SUCCESS)
+      return -1;
+    done += n;
+  }
+  return mpisw_next.Win_flush(r, P->world) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* Waiting for another process: spin briefly, then yield, then sleep, and
+ * on the rma path let the MPI progress (a flush) so remote ops complete. */
+void mpisw_pool_rm_backoff(int round) {
+  if (round < 16) return;
+  if (round < 64) {
+    sched_yield();
+    return;
+  }
+  struct timespec ts = {0, round < 1024 ? 10000 : 200000};
+  nanosleep(&ts, NULL);
+}
+
+int mpisw_pool_rm_trylock(int r, uint64_t d) {
+  return rm_cas(r, d, 0, (uint64_t)P->rank + 1) == 0;
+}
+
+void mpisw_pool_rm_lock(int r, uint64_t d) {
+  for (int round = 0; !mpisw_pool_rm_trylock(r, d); round++) mpisw_pool_rm_backoff(round);
+}
+
+void mpisw_pool_rm_unlock(int r, uint64_t d) {
+  mpisw_pool_rm_publish(); /* what was written under the lock, before it */
+  rm_store(r, d, 0);
+}
+
+void mpisw_pool_rm_publish(void) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (P->rma) mpisw_next.Win_sync(P->world);
+}
