@@ -228,8 +228,19 @@ int mpisw_pfile_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                              "\"internal\", the same here)", datarep ? datarep : "(null)");
   if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
     return mpisw_pfile_error(f, MPI_ERR_ARG, R, "disp %lld is negative", (long long)disp);
-  if (disp == MPI_DISPLACEMENT_CURRENT)
-    return mpisw_pfile_error(f, MPI_ERR_ARG, R, "MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL");
+  if (disp == MPI_DISPLACEMENT_CURRENT) {
+    /* a sequential file's new view starts where its shared pointer is */
+    if (!(f->amode & MPI_MODE_SEQUENTIAL))
+      return mpisw_pfile_error(f, MPI_ERR_ARG, R,
+                               "MPI_DISPLACEMENT_CURRENT is for files opened MPI_MODE_SEQUENTIAL");
+    struct mpisw_error e0;
+    int64_t sp = 0;
+    if (f->size > 1) PMPI_Barrier(f->comm); /* shared accesses before are done */
+    if (f->rank == 0) mpisw_pool_shared_ptr(f->pf, 0, &sp, &e0);
+    if (f->size > 1) PMPI_Bcast(&sp, 1, MPI_INT64_T, 0, f->comm);
+    disp = (MPI_Offset)mpisw_pfile_view_byte_offset(&f->view,
+                                                     (uint64_t)sp * (uint64_t)f->view.etype_size);
+  }
   MPI_Count esize = 0, fsize = 0;
   MPI_Aint flb, fext, tlb, text;
   PMPI_Type_size_x(etype, &esize);
@@ -248,7 +259,10 @@ int mpisw_pfile_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   char why[256] = "";
   int cls = mpisw_view_init(&m, disp, etype, filetype, !(f->amode & MPI_MODE_RDONLY), why,
                             sizeof why);
-  if (cls != MPI_SUCCESS) return mpisw_pfile_error(f, cls, R, "%s", why);
+  /* a view against MPI-IO's rules is MPI_ERR_IO, as ROMIO (and MPICH's own
+   * tests) have it; no memory is its own class */
+  if (cls != MPI_SUCCESS)
+    return mpisw_pfile_error(f, cls == MPI_ERR_NO_MEM ? cls : MPI_ERR_IO, R, "%s", why);
   struct mpisw_error e;
   mpisw_pool_sync(f->pf, &e);
   mpisw_pfile_view_release(&f->view);
