@@ -20,6 +20,12 @@
 #define MPISW_CALL_T(type, name, params, args) type mpisw_do_##name params;
 #include "pmpi/calls.def"
 
+/* ---- file.c: a POSIX removal of path (unlink, remove, unlinkat) whose C
+ * library call succeeded (real_ok) or failed (errno set): a pooled file of
+ * that path goes too; 0 when either was removed, else -1 with the C
+ * library's errno ---- */
+int mpisw_do_remove_path(const char *path, int real_ok);
+
 /* ---- modules.c: every module's hook for one milestone, in the modules'
  * order (nothing while MPISW_DISABLE=1) ---- */
 void mpisw_modules_before_init(void);

@@ -4,6 +4,8 @@
  * behaves exactly as without the library (one load per call while no
  * pooled file is open). The calls on an open file (MPISW_FILE lines of
  * pmpi/calls.def) are generated here. */
+#include <errno.h>
+
 #include "dispatch/dispatch.h"
 #include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
@@ -59,6 +61,17 @@ int mpisw_do_File_delete(const char *filename, MPI_Info info) {
   const char *name;
   if (mpisw_pfile_route(filename, &name)) return mpisw_pfile_delete(name, info);
   return mpisw_next.File_delete(filename, info);
+}
+
+int mpisw_do_remove_path(const char *path, int real_ok) {
+  const char *name;
+  int saved = errno;
+  if (!mpisw_pfile_route(path, &name) || !mpisw_pfile_unlink(name)) {
+    errno = saved;
+    return real_ok ? 0 : -1;
+  }
+  errno = saved;
+  return 0; /* the pooled file was removed (a real one of the name too, if any) */
 }
 
 /* The program's handlers are remembered: a pooled file calls them itself. */

@@ -51,6 +51,12 @@ int mpisw_pfile_access(struct mpisw_pfile *f, const char *routine, int write, in
   MPI_Count tsize = 0;
   PMPI_Type_size_x(dt, &tsize);
   uint64_t total = (uint64_t)count * (uint64_t)tsize;
+  if (f->view.external32) { /* the stream is the external32 form of the buffer */
+    MPI_Aint one = 0;
+    PMPI_Pack_external_size("external32", 1, dt, &one);
+    tsize = one;
+    total = (uint64_t)count * (uint64_t)one;
+  }
   if (total % (uint64_t)f->view.etype_size)
     return mpisw_pfile_error(f, MPI_ERR_TYPE, routine,
                              "%llu bytes are not a whole number of etypes of %ld bytes",
@@ -70,7 +76,17 @@ int mpisw_pfile_access(struct mpisw_pfile *f, const char *routine, int write, in
   char why[256] = "", *data = NULL, *tmp = NULL;
   int cls = mpisw_typemap_get(dt, &map, why, sizeof why);
   if (cls != MPI_SUCCESS) return mpisw_pfile_error(f, cls, routine, "%s", why);
-  if (map->dense || total == 0) {
+  if (f->view.external32 && total > 0) {
+    tmp = malloc(total);
+    if (!tmp) {
+      mpisw_typemap_release(map);
+      return mpisw_pfile_error(f, MPI_ERR_NO_MEM, routine, "no memory to convert %llu bytes",
+                               (unsigned long long)total);
+    }
+    MPI_Aint p = 0;
+    if (write) PMPI_Pack_external("external32", buf, (int)count, dt, tmp, (MPI_Aint)total, &p);
+    data = tmp;
+  } else if (map->dense || total == 0) {
     data = (char *)buf + map->true_lb;
   } else {
     tmp = malloc(total);
@@ -94,7 +110,14 @@ int mpisw_pfile_access(struct mpisw_pfile *f, const char *routine, int write, in
   uint64_t stream = (uint64_t)pos * (uint64_t)f->view.etype_size;
   int stop = mpisw_pfile_view_pieces(&f->view, stream, total, piece, &c);
   if (f->atomic) mpisw_pool_unlock(f->pf, &e);
-  if (!write && tmp && c.done > 0) mpisw_typemap_unpack(map, tmp, 0, (MPI_Count)c.done, buf, count);
+  if (!write && tmp && c.done > 0 && f->view.external32) {
+    MPI_Aint p = 0;
+    int whole = tsize > 0 ? (int)(c.done / (uint64_t)tsize) : 0;
+    if (whole > 0)
+      PMPI_Unpack_external("external32", tmp, (MPI_Aint)c.done, &p, buf, whole, dt);
+  } else if (!write && tmp && c.done > 0) {
+    mpisw_typemap_unpack(map, tmp, 0, (MPI_Count)c.done, buf, count);
+  }
   free(tmp);
   mpisw_typemap_release(map);
   if (stop < 0 && c.rc == MPISW_POOL_OK)

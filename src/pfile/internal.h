@@ -31,6 +31,7 @@ struct pfile_view {
   MPI_Aint ft_size, ft_extent;        /* data bytes and extent of one filetype */
   char datarep[MPI_MAX_DATAREP_STRING];
   int mapped;                         /* m holds the filetype's map (not contiguous) */
+  int external32;                     /* data in the file in MPI's external32 form */
   struct mpisw_view m;
 };
 

@@ -151,9 +151,11 @@ int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, 
     if (stage) code = agree(comm, size, rank, mpisw_pfile_stage_in(f, stage), OPEN);
     free(stage);
   }
-  if (code == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) {
+  /* both pointers start at 0, or at the end with MPI_MODE_APPEND (the pool
+   * keeps one shared pointer per file: the last collective open sets it) */
+  if (code == MPI_SUCCESS) {
     uint64_t sz = 0;
-    mpisw_pool_get_size(f->pf, &sz, &e);
+    if (amode & MPI_MODE_APPEND) mpisw_pool_get_size(f->pf, &sz, &e);
     f->ptr = (MPI_Offset)sz;
     if (rank == 0) mpisw_pool_shared_ptr_set(f->pf, (int64_t)sz, &e);
     if (size > 1) PMPI_Barrier(f->comm);
@@ -197,6 +199,11 @@ int mpisw_pfile_close(MPI_File *fh) {
   destroy(f);
   *fh = MPI_FILE_NULL;
   return code;
+}
+
+int mpisw_pfile_unlink(const char *name) {
+  struct mpisw_error e;
+  return mpisw_pool_ready() && mpisw_pool_delete(name, &e) == MPISW_POOL_OK;
 }
 
 int mpisw_pfile_delete(const char *name, MPI_Info info) {

@@ -26,6 +26,9 @@ int mpisw_pfile_route(const char *filename, const char **name);
 int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh);
 int mpisw_pfile_close(MPI_File *fh);
 int mpisw_pfile_delete(const char *name, MPI_Info info);
+/* A POSIX removal of a pooled file's path: 1 when the pool held it and it
+ * is gone, 0 otherwise (no pool, no such file, or still open). */
+int mpisw_pfile_unlink(const char *name);
 MPI_Fint mpisw_pfile_c2f(MPI_File fh);
 /* The pooled file of a Fortran handle, or MPI_FILE_NULL when it is not one. */
 MPI_File mpisw_pfile_f2c(MPI_Fint f);

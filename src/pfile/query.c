@@ -222,10 +222,27 @@ int mpisw_pfile_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   struct mpisw_pfile *f = F(fh);
   if (etype == MPI_DATATYPE_NULL || filetype == MPI_DATATYPE_NULL)
     return mpisw_pfile_error(f, MPI_ERR_TYPE, R, "etype or filetype is MPI_DATATYPE_NULL");
-  if (!datarep || (strcmp(datarep, "native") && strcmp(datarep, "internal")))
+  int external32 = datarep && !strcmp(datarep, "external32");
+  if (!datarep || (strcmp(datarep, "native") && strcmp(datarep, "internal") && !external32))
     return mpisw_pfile_error(f, MPI_ERR_UNSUPPORTED_DATAREP, R,
-                             "data representation \"%s\": pooled files keep \"native\" (and "
-                             "\"internal\", the same here)", datarep ? datarep : "(null)");
+                             "data representation \"%s\": pooled files keep \"native\", "
+                             "\"internal\" (the same here) and \"external32\"",
+                             datarep ? datarep : "(null)");
+  /* external32: the values are converted (big-endian, MPI's sizes); the
+   * file layout is the view's own, so its types must have the same size in
+   * both forms (all but long, unsigned long, long double, wchar_t here) */
+  MPI_Aint ext_e = 0, ext_f = 0;
+  MPI_Count nat_e = 0, nat_f = 0;
+  if (external32) {
+    PMPI_Pack_external_size("external32", 1, etype, &ext_e);
+    PMPI_Pack_external_size("external32", 1, filetype, &ext_f);
+    PMPI_Type_size_x(etype, &nat_e);
+    PMPI_Type_size_x(filetype, &nat_f);
+    if (ext_e != nat_e || ext_f != nat_f)
+      return mpisw_pfile_error(f, MPI_ERR_UNSUPPORTED_DATAREP, R,
+                               "external32 with an etype or filetype whose external32 size "
+                               "differs from its native size (long, long double, ...)");
+  }
   if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
     return mpisw_pfile_error(f, MPI_ERR_ARG, R, "disp %lld is negative", (long long)disp);
   if (disp == MPI_DISPLACEMENT_CURRENT) {
@@ -277,6 +294,7 @@ int mpisw_pfile_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   f->view.ft_size = (MPI_Aint)fsize;
   f->view.ft_extent = fext;
   snprintf(f->view.datarep, sizeof f->view.datarep, "%s", datarep);
+  f->view.external32 = external32;
   if (info != MPI_INFO_NULL) mpisw_pfile_File_set_info(fh, info);
   /* both pointers go to 0 */
   f->ptr = 0;

@@ -15,7 +15,7 @@
 #   MPICH io  realprog_mpich_io_pooled  the io programs' files by
 #             MPISW_MEM_PATHS (tests/realprog/mpich_io.sh)
 option(MPISW_REALPROG_POOLED
-       "Also run the real programs (tests/realprog) on pooled files (mem: names, MPISW_MEM_PATHS)" OFF)
+       "Also run the real programs (tests/realprog) on pooled files (mem: names, MPISW_MEM_PATHS)" ON)
 
 if(NOT MPISW_MPI_FLAVOR STREQUAL "mpich")
   return()
