@@ -3,7 +3,8 @@
 # Runs COMMAND, an MPI job expected to abort, with MPISW_TEST_STDERR_DIR set
 # to a fresh directory where each rank writes its stderr (a launcher may drop
 # the output of ranks it kills at an abort, so ctest's own output cannot be
-# trusted to hold the message). Passes when the job exits non-zero, never
+# trusted to hold the message), and MPISW_TEST_TMPDIR to a directory inside
+# it (the job's scratch files go with it). Passes when the job exits non-zero, never
 # printed NOT ABORTED, and some rank's stderr file has a line matching ERE.
 set -u
 re=$1
@@ -12,7 +13,10 @@ shift
 dir=$(mktemp -d /tmp/mpisw-abort-XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 chmod 0777 "$dir"
-out=$(MPISW_TEST_STDERR_DIR=$dir "$@" 2>&1)
+# The job's scratch directory goes inside ours too: an aborted job cannot
+# remove it, the trap does.
+mkdir "$dir/scratch" && chmod 0777 "$dir/scratch"
+out=$(MPISW_TEST_STDERR_DIR=$dir MPISW_TEST_TMPDIR=$dir/scratch "$@" 2>&1)
 rc=$?
 printf '%s\n' "$out"
 for f in "$dir"/*; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done
