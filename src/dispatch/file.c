@@ -16,16 +16,17 @@ static inline int pooled(MPI_File fh) {
 }
 
 /* ---- the calls on an open file ---- */
+#define ON_OPEN_FILE(name, params, args)            \
+  int mpisw_do_##name params {                      \
+    if (pooled(fh)) return mpisw_pfile_##name args; \
+    return mpisw_next.name args;                    \
+  }
 #define MPISW_COUNT MPI_Count
 #define MPISW_DISP MPI_Aint
 #define MPISW_CALL(name, params, args)
 #define MPISW_CALL_C(name, params, args)
 #define MPISW_CALL4(name, params, args)
-#define MPISW_FILE(name, params, args)                      \
-  int mpisw_do_##name params {                              \
-    if (pooled(fh)) return mpisw_pfile_##name args;         \
-    return mpisw_next.name args;                            \
-  }
+#define MPISW_FILE ON_OPEN_FILE
 #define MPISW_FILE_C(name, params, args)                               \
   int mpisw_do_##name(MPISW_UNPAREN params, int large) {              \
     if (pooled(fh)) return mpisw_pfile_##name(MPISW_UNPAREN args, large); \
@@ -37,11 +38,7 @@ static inline int pooled(MPI_File fh) {
 #define MPISW_CALL_C(name, params, args)
 #define MPISW_CALL4(name, params, args)
 #define MPISW_FILE_C(name, params, args)
-#define MPISW_FILE4(name, params, args)              \
-  int mpisw_do_##name params {                       \
-    if (pooled(fh)) return mpisw_pfile_##name args;  \
-    return mpisw_next.name args;                     \
-  }
+#define MPISW_FILE4 ON_OPEN_FILE
 #include "pmpi/calls_c.def"
 
 /* ---- open, close, delete, handles ---- */

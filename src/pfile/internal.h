@@ -90,6 +90,8 @@ int mpisw_pfile_raise(struct mpisw_pfile *f, int code);
 void mpisw_pfile_note_stats(struct mpisw_pfile *f);
 
 /* ---- view.c: views ---- */
+/* 1 for a predefined datatype (never freed or duplicated by the module). */
+int mpisw_pfile_type_named(MPI_Datatype t);
 void mpisw_pfile_view_default(struct pfile_view *v);
 void mpisw_pfile_view_release(struct pfile_view *v);
 /* The file pieces of data-stream bytes [pos, pos+len) under v: fn(file

@@ -194,15 +194,9 @@ int mpisw_pfile_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
 }
 
 /* ---- views ---- */
-static int is_named(MPI_Datatype t) {
-  int ni, na, nd, comb;
-  PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-  return comb == MPI_COMBINER_NAMED;
-}
-
 static MPI_Datatype keep_type(MPI_Datatype t) {
   MPI_Datatype d = t;
-  if (!is_named(t)) PMPI_Type_dup(t, &d);
+  if (!mpisw_pfile_type_named(t)) PMPI_Type_dup(t, &d);
   return d;
 }
 

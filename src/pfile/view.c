@@ -6,7 +6,7 @@
 
 #include "pfile/internal.h"
 
-static int predefined_type(MPI_Datatype t) {
+int mpisw_pfile_type_named(MPI_Datatype t) {
   int ni, na, nd, comb;
   PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
   return comb == MPI_COMBINER_NAMED;
@@ -22,8 +22,8 @@ void mpisw_pfile_view_default(struct pfile_view *v) {
 }
 
 void mpisw_pfile_view_release(struct pfile_view *v) {
-  if (!predefined_type(v->etype)) PMPI_Type_free(&v->etype);
-  if (!predefined_type(v->filetype)) PMPI_Type_free(&v->filetype);
+  if (!mpisw_pfile_type_named(v->etype)) PMPI_Type_free(&v->etype);
+  if (!mpisw_pfile_type_named(v->filetype)) PMPI_Type_free(&v->filetype);
   if (v->mapped) mpisw_view_free(&v->m);
   mpisw_pfile_view_default(v);
 }
