@@ -6,8 +6,10 @@
  * lock (header word H_ALOCK): bump pointer, then free lists by block size.
  * Blocks never move while their file lives, so each handle caches where
  * its blocks are, and drops the cache when another process shrinks the
- * file (record word R_TRUNC). Freed blocks are zeroed (their pages given
- * back where possible), so a reused block reads as a hole. */
+ * file (record word R_TRUNC). A freed block keeps its bytes (and, in a
+ * memory pool, its pages: data.c): a new block's fill map starts empty, so
+ * what its file has not written reads as zeros (fill.c), and nothing is
+ * zeroed at free or at reuse. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -70,7 +72,6 @@ static int heap_alloc(int owner, uint64_t bsize, uint64_t *disp) {
     uint64_t head = rm_load(owner, list + 8);
     if (!head) break;
     rm_store(owner, list + 8, rm_load(owner, head));
-    rm_store(owner, head, 0); /* the block is zero again */
     *disp = head;
     goto used;
   }
@@ -85,7 +86,6 @@ used:;
 }
 
 static void heap_free(int owner, uint64_t disp, uint64_t bsize) {
-  mpisw_pool_rm_zero(owner, disp, bsize);
   for (int k = 0; k < NFREE; k++) {
     uint64_t list = H_FREE + 16 * (uint64_t)k;
     uint64_t sz = rm_load(owner, list);
@@ -101,19 +101,16 @@ static void heap_free(int owner, uint64_t disp, uint64_t bsize) {
 }
 
 /* ---- the handle's cache ---- */
-static int cache_get(struct mpisw_pool_file *f, uint64_t block, uint64_t *disp) {
-  if (!f->cache_cap) return 0;
+static struct pool_cache_entry *cache_get(struct mpisw_pool_file *f, uint64_t block) {
+  if (!f->cache_cap) return NULL;
   uint64_t mask = f->cache_cap - 1;
   for (uint64_t i = mix(block) & mask;; i = (i + 1) & mask) {
-    if (f->cache[i].key == 0) return 0;
-    if (f->cache[i].key == block + 1) {
-      *disp = f->cache[i].disp;
-      return 1;
-    }
+    if (f->cache[i].key == 0) return NULL;
+    if (f->cache[i].key == block + 1) return &f->cache[i];
   }
 }
 
-static void cache_put(struct mpisw_pool_file *f, uint64_t block, uint64_t disp) {
+static void cache_put(struct mpisw_pool_file *f, uint64_t block, const struct pool_blk *b) {
   if (2 * (f->cache_n + 1) > f->cache_cap) {
     uint64_t cap = f->cache_cap ? 2 * f->cache_cap : 64;
     struct pool_cache_entry *n = calloc(cap, sizeof *n), *old = f->cache;
@@ -123,14 +120,19 @@ static void cache_put(struct mpisw_pool_file *f, uint64_t block, uint64_t disp) 
     f->cache_cap = cap;
     f->cache_n = 0;
     for (uint64_t i = 0; i < oldcap; i++)
-      if (old[i].key) cache_put(f, old[i].key - 1, old[i].disp);
+      if (old[i].key) cache_put(f, old[i].key - 1, &old[i].b);
     free(old);
   }
   uint64_t mask = f->cache_cap - 1, i = mix(block) & mask;
   while (f->cache[i].key && f->cache[i].key != block + 1) i = (i + 1) & mask;
   if (!f->cache[i].key) f->cache_n++;
   f->cache[i].key = block + 1;
-  f->cache[i].disp = disp;
+  f->cache[i].b = *b;
+}
+
+void mpisw_pool_block_full(struct mpisw_pool_file *f, uint64_t block) {
+  struct pool_cache_entry *c = cache_get(f, block);
+  if (c) c->b.full = 1;
 }
 
 void mpisw_pool_cache_clear(struct mpisw_pool_file *f) {
@@ -147,20 +149,28 @@ void mpisw_pool_cache_check(struct mpisw_pool_file *f) {
   }
 }
 
-int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create, uint64_t *disp,
-                          struct mpisw_error *e) {
-  if (cache_get(f, block, disp)) return 1;
+int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
+                          struct pool_blk *b, struct mpisw_error *e) {
+  struct pool_cache_entry *c = cache_get(f, block);
+  if (c) {
+    *b = c->b;
+    return 1;
+  }
   int owner = mpisw_pool_block_owner(f, block);
-  uint64_t slot;
+  uint64_t slot, d;
+  uint64_t *disp = &d;
+  *b = (struct pool_blk){.owner = owner};
   if (idx_find(owner, f->uid, block, &slot, disp)) {
-    cache_put(f, block, *disp);
+    b->disp = d, b->slot = slot;
+    cache_put(f, block, b);
     return 1;
   }
   if (!create) return 0;
   mpisw_pool_rm_lock(owner, H_ALOCK);
   if (idx_find(owner, f->uid, block, &slot, disp)) { /* another process made it */
     mpisw_pool_rm_unlock(owner, H_ALOCK);
-    cache_put(f, block, *disp);
+    b->disp = d, b->slot = slot;
+    cache_put(f, block, b);
     return 1;
   }
   const char *why = NULL;
@@ -176,7 +186,7 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
                (unsigned long long)used, (unsigned long long)(P->size - P->heap_off));
     return 0;
   }
-  uint64_t kd[2] = {block, *disp};
+  uint64_t kd[IDX_ENTRY / 8 - 1] = {block, *disp}; /* the fill map empty */
   rm_put(owner, entry_disp(slot) + 8, kd, sizeof kd);
   mpisw_pool_rm_publish();
   rm_store(owner, entry_disp(slot), f->uid); /* published: readers see the whole entry */
@@ -187,7 +197,8 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
   if (P->seg[owner] && P->mem_fd < 0)
     madvise(P->seg[owner] + *disp, f->unit, MADV_POPULATE_WRITE);
   rm_fmax(f->home_rank, f->rec + R_EXTENT, (block + 1) * f->unit);
-  cache_put(f, block, *disp);
+  b->disp = d, b->slot = slot;
+  cache_put(f, block, b);
   return 1;
 }
 

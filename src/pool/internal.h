@@ -1,6 +1,6 @@
 /* The pool's internals: every rank's segment has the same layout, and all
  * shared state lives in segments, reached through the rm_* primitives
- * (rmem.c), so every algorithm is written once for both paths:
+ * (rmem.c: words; data.c: ranges), so every algorithm is written once for both paths:
  *   local  every rank on this node: processor atomics and memcpy;
  *   rma    ranks on several nodes: MPI atomics for every metadata word (one
  *          coherent path), memcpy for data on this node, MPI_Put/MPI_Get +
@@ -9,7 +9,7 @@
  * A segment (offsets in bytes, "displacements"):
  *   [0, 4K)        header: allocator lock, bump, use, peak, free lists
  *   [4K, dir_end)  directory: nslots file records of REC_SIZE bytes
- *   [.., idx_end)  block index: idx_cap entries of 32 bytes
+ *   [.., idx_end)  block index: idx_cap entries of IDX_ENTRY bytes
  *   [heap, size)   blocks (page-aligned), allocated by bump or free list
  * Fresh memory is zero, and zero is every structure's empty state: the
  * pool needs no initialization writes (pages cost nothing until used). */
@@ -53,10 +53,14 @@ enum { S_FREE = 0, S_CLAIMED = 1, S_LIVE = 2, S_TOMB = 3 };
 #define OC_COUNT 0xffffffffULL
 #define OC_DELETING 0xffffffffULL
 
-/* block index entry: {uid, block number, displacement, 0}; uid 0 empty,
- * IDX_TOMB removed */
-#define IDX_ENTRY 32
+/* block index entry: {uid, block number, displacement, 0, fill map}; uid 0
+ * empty, IDX_TOMB removed. The fill map (fill.c) says which granules of
+ * the block hold the file's bytes: 2 bits each, FILL_GRANULES of them. */
+#define IDX_ENTRY 96
+#define IDX_MAP 32
 #define IDX_TOMB UINT64_MAX
+#define FILL_GRANULES 256
+#define FILL_WORDS (FILL_GRANULES * 2 / 64)
 
 #define POOL_PAGE 4096ULL
 #define POOL_MIN_SIZE (4ULL << 20)
@@ -83,16 +87,12 @@ struct pool {
 extern struct pool mpisw_pool;
 #define P (&mpisw_pool)
 
-/* ---- rmem.c: one word or range of rank r's segment at displacement d ---- */
+/* ---- rmem.c: one word of rank r's segment at displacement d ---- */
 uint64_t mpisw_pool_rm_load(int r, uint64_t d);
 void mpisw_pool_rm_store(int r, uint64_t d, uint64_t v);
 uint64_t mpisw_pool_rm_cas(int r, uint64_t d, uint64_t expect, uint64_t v); /* old */
 uint64_t mpisw_pool_rm_fadd(int r, uint64_t d, uint64_t add);               /* old */
 uint64_t mpisw_pool_rm_fmax(int r, uint64_t d, uint64_t v);                 /* old */
-/* Data: complete at the target when they return. 0 or -1 (MPI failed). */
-int mpisw_pool_rm_put(int r, uint64_t d, const void *buf, uint64_t len);
-int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len);
-int mpisw_pool_rm_zero(int r, uint64_t d, uint64_t len); /* may free the pages */
 /* Spin lock word at (r, d): waits until it holds it (value rank+1). */
 void mpisw_pool_rm_lock(int r, uint64_t d);
 void mpisw_pool_rm_unlock(int r, uint64_t d);
@@ -102,6 +102,15 @@ int mpisw_pool_rm_trylock(int r, uint64_t d);
 void mpisw_pool_rm_publish(void);
 void mpisw_pool_rm_backoff(int round);
 
+/* ---- data.c: ranges of bytes of rank r's segment at displacement d ---- */
+/* Complete at the target when they return. 0 or -1 (MPI failed). */
+int mpisw_pool_rm_put(int r, uint64_t d, const void *buf, uint64_t len);
+int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len);
+int mpisw_pool_rm_zero(int r, uint64_t d, uint64_t len);
+/* The memory pool's mapping of len bytes is made / about to go. */
+void mpisw_pool_data_open(uint64_t len);
+void mpisw_pool_data_close(void);
+
 #define rm_load mpisw_pool_rm_load
 #define rm_store mpisw_pool_rm_store
 #define rm_cas mpisw_pool_rm_cas
@@ -109,9 +118,17 @@ void mpisw_pool_rm_backoff(int round);
 #define rm_fmax mpisw_pool_rm_fmax
 #define rm_put mpisw_pool_rm_put
 #define rm_get mpisw_pool_rm_get
+#define rm_zero mpisw_pool_rm_zero
 
 /* ---- the handle ---- */
-struct pool_cache_entry { uint64_t key; uint64_t disp; }; /* key: block + 1 */
+/* One block of a file: its owner, where it is there, its index slot, and
+ * whether every granule is known filled (then reads and writes skip the
+ * fill map). */
+struct pool_blk {
+  int owner, full;
+  uint64_t disp, slot;
+};
+struct pool_cache_entry { uint64_t key; struct pool_blk b; }; /* key: block + 1 */
 struct mpisw_pool_file {
   char *name;
   int home_rank;            /* where the record lives */
@@ -125,12 +142,37 @@ struct mpisw_pool_file {
   uint64_t cache_cap, cache_n;
 };
 
+/* ---- fill.c: which granules of a block hold data ---- */
+/* Granule of a file with stripe unit `unit`: a page, or unit / 256. */
+static inline uint64_t mpisw_pool_granule(uint64_t unit) {
+  uint64_t per = POOL_PAGE * FILL_GRANULES;
+  return POOL_PAGE * ((unit + per - 1) / per);
+}
+/* Before writing [in, in+n) of block b (block number `block`): the granules
+ * it covers become filled; a granule it covers in part is zeroed first when
+ * it was empty. 0, or -1 when the MPI failed. */
+int mpisw_pool_fill_mark(struct mpisw_pool_file *f, uint64_t block, struct pool_blk *b,
+                         uint64_t in, uint64_t n);
+/* Reads [in, in+n) of block b into to: filled granules from the block,
+ * the rest zeros. 0 or -1. */
+int mpisw_pool_fill_read(struct mpisw_pool_file *f, const struct pool_blk *b, uint64_t in,
+                         void *to, uint64_t n);
+/* A shrink ending at `end` inside block b: the granules past it empty, the
+ * rest of the one holding it zeroed. 0 or -1. */
+int mpisw_pool_fill_cut(struct mpisw_pool_file *f, const struct pool_blk *b, uint64_t end);
+/* Displacement of slot's fill map word i on the block's owner. */
+static inline uint64_t mpisw_pool_map_disp(uint64_t slot, int i) {
+  return P->idx_off + slot * IDX_ENTRY + IDX_MAP + 8 * (uint64_t)i;
+}
+
 /* ---- block.c: blocks, the per-owner index, the handle's cache ---- */
 int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block);
-/* Displacement of block on its owner: 1 found (*disp), 0 hole; with create
- * allocates a missing block (0 NOSPACE with *e filled, -1 never). */
-int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create, uint64_t *disp,
-                          struct mpisw_error *e);
+/* Where block lives: 1 found (*b), 0 hole; with create allocates a missing
+ * block (0 NOSPACE with *e filled, -1 never), its fill map empty. */
+int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
+                          struct pool_blk *b, struct mpisw_error *e);
+/* The handle remembers that every granule of block is filled. */
+void mpisw_pool_block_full(struct mpisw_pool_file *f, uint64_t block);
 /* Frees every block of file uid numbered >= from (up to extent). */
 void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, uint64_t from,
                             uint64_t extent);

@@ -1,6 +1,6 @@
 /* Data of pooled files: reads and writes block by block straight into the
  * owner's segment (memcpy on this node, MPI_Put/MPI_Get beyond), never
- * read-modify-write; the size is raised with one atomic max after the
+ * read-modify-write (the fill map says what reads as zeros, fill.c); the size is raised with one atomic max after the
  * data; shrinking frees blocks; and the file-wide calls (lock, shared file
  * pointer, owner, usage). */
 #include <string.h>
@@ -44,15 +44,16 @@ int mpisw_pool_write(struct mpisw_pool_file *f, uint64_t off, const void *buf, u
   int rc = MPISW_POOL_OK;
   uint64_t pos = off, end = off + len;
   while (pos < end) {
-    uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in, disp;
+    uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in;
+    struct pool_blk bk;
     if (n > end - pos) n = end - pos;
-    if (!mpisw_pool_block_find(f, b, 1, &disp, e)) {
+    if (!mpisw_pool_block_find(f, b, 1, &bk, e)) {
       rc = MPISW_POOL_NOSPACE;
       break;
     }
-    int owner = mpisw_pool_block_owner(f, b);
-    if (rm_put(owner, disp + in, (const char *)buf + (pos - off), n)) {
-      rc = io_failed(f, "writing to", owner, e);
+    if (mpisw_pool_fill_mark(f, b, &bk, in, n) ||
+        rm_put(bk.owner, bk.disp + in, (const char *)buf + (pos - off), n)) {
+      rc = io_failed(f, "writing to", bk.owner, e);
       break;
     }
     pos += n;
@@ -73,12 +74,13 @@ int mpisw_pool_read(struct mpisw_pool_file *f, uint64_t off, void *buf, uint64_t
   uint64_t size = rm_load(f->home_rank, f->rec + R_SIZE);
   uint64_t end = off + len < size ? off + len : size;
   for (uint64_t pos = off; pos < end;) {
-    uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in, disp;
+    uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in;
+    struct pool_blk bk;
     if (n > end - pos) n = end - pos;
     char *to = (char *)buf + (pos - off);
-    if (!mpisw_pool_block_find(f, b, 0, &disp, e)) memset(to, 0, n); /* a hole */
-    else if (rm_get(mpisw_pool_block_owner(f, b), disp + in, to, n))
-      LEAVE(io_failed(f, "reading from", mpisw_pool_block_owner(f, b), e));
+    if (!mpisw_pool_block_find(f, b, 0, &bk, e)) memset(to, 0, n); /* a hole */
+    else if (mpisw_pool_fill_read(f, &bk, in, to, n))
+      LEAVE(io_failed(f, "reading from", bk.owner, e));
     pos += n;
   }
   *got = end > off ? end - off : 0;
@@ -106,10 +108,10 @@ int mpisw_pool_set_size(struct mpisw_pool_file *f, uint64_t size, struct mpisw_e
   }
   rm_store(f->home_rank, f->rec + R_SIZE, size);
   rm_fadd(f->home_rank, f->rec + R_TRUNC, 1); /* other handles drop their caches */
-  uint64_t disp, keep = (size + f->unit - 1) / f->unit;
-  if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &disp, e))
-    mpisw_pool_rm_zero(mpisw_pool_block_owner(f, size / f->unit), disp + size % f->unit,
-                       f->unit - size % f->unit); /* a later grow reads zeros */
+  uint64_t keep = (size + f->unit - 1) / f->unit;
+  struct pool_blk bk;
+  if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &bk, e))
+    mpisw_pool_fill_cut(f, &bk, size % f->unit); /* a later grow reads zeros */
   mpisw_pool_blocks_free(f->uid, f->unit, f->factor, f->first, keep, extent);
   if (extent > keep * f->unit) rm_store(f->home_rank, f->rec + R_EXTENT, keep * f->unit);
   mpisw_pool_cache_clear(f);
@@ -126,9 +128,9 @@ int mpisw_pool_preallocate(struct mpisw_pool_file *f, uint64_t size, struct mpis
     LEAVE(MPISW_POOL_USAGE);
   }
   mpisw_pool_cache_check(f);
-  uint64_t disp;
+  struct pool_blk bk;
   for (uint64_t b = 0; b * f->unit < size; b++)
-    if (!mpisw_pool_block_find(f, b, 1, &disp, e)) LEAVE(MPISW_POOL_NOSPACE);
+    if (!mpisw_pool_block_find(f, b, 1, &bk, e)) LEAVE(MPISW_POOL_NOSPACE);
   rm_fmax(f->home_rank, f->rec + R_SIZE, size);
   LEAVE(MPISW_POOL_OK);
 }

@@ -140,7 +140,8 @@ static int memory_segments(uint64_t size, int nrank, int nnode, char **node_seg,
                       proc, (unsigned long long)mem_len, nnode, strerror(err));
   }
   mem_base = p;
-  P->mem_fd = fd; /* large writes go in with pwrite (rmem.c) */
+  P->mem_fd = fd; /* writes into pages not there yet go in with pwrite (data.c) */
+  mpisw_pool_data_open(mem_len);
   for (int q = 0; q < nnode; q++) node_seg[q] = mem_base + (uint64_t)q * size;
   return 0;
 }
@@ -201,6 +202,7 @@ static void release_segments(void) {
     pthread_mutex_unlock(&mpisw_lock);
   }
   if (mem_base) munmap(mem_base, mem_len);
+  mpisw_pool_data_close();
   mem_base = NULL;
   if (P->mem_fd >= 0) close(P->mem_fd);
   P->mem_fd = -1;

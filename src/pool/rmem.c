@@ -1,17 +1,11 @@
-/* One word or range of a rank's segment. On the local path (every rank on
- * this node) the segments are mapped here: processor atomics and memcpy.
- * On the rma path every metadata word goes through the MPI's atomics on the
- * world window (so atomics of this node and of others agree), data of this
- * node's ranks through memcpy, of other nodes through MPI_Put/MPI_Get; each
- * call completes (flush) before it returns. The MPI's own calls
- * (mpisw_next.X): a PMPI tool in front sees none of this. */
-#include <errno.h>
-#include <limits.h>
-#include <stddef.h>
-#include <unistd.h>
+/* One word of a rank's segment, and the lock words. On the local path
+ * (every rank on this node) the segments are mapped here: processor
+ * atomics. On the rma path every metadata word goes through the MPI's
+ * atomics on the world window (so atomics of this node and of others
+ * agree); each call completes (flush) before it returns. Ranges of bytes:
+ * data.c. The MPI's own calls (mpisw_next.X): a PMPI tool in front sees
+ * none of this. */
 #include <sched.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "pmpi/pmpi.h"
@@ -62,85 +56,6 @@ uint64_t mpisw_pool_rm_fmax(int r, uint64_t d, uint64_t v) {
     return old;
   }
   return mpi_op(r, d, v, MPI_MAX);
-}
-
-/* Large ranges in pieces the MPI's int count can take. */
-#define CHUNK ((uint64_t)1 << 30)
-
-/* Large writes into the memory pool go through pwrite: the kernel copies
- * into the node's memfd and leaves out the zeroing of a fresh page that a
- * store through the mapping costs. Small ones are a memcpy. */
-#define PWRITE_MIN (16 * 1024)
-
-int mpisw_pool_rm_put(int r, uint64_t d, const void *buf, uint64_t len) {
-  if (P->seg[r]) {
-    if (P->mem_fd >= 0 && len >= PWRITE_MIN) {
-      off_t at = (off_t)(P->seg[r] - P->mem_base + (ptrdiff_t)d);
-      for (uint64_t done = 0; done < len;) {
-        ssize_t n = pwrite(P->mem_fd, (const char *)buf + done, len - done, at + (off_t)done);
-        if (n <= 0) {
-          if (n < 0 && errno == EINTR) continue;
-          return -1;
-        }
-        done += (uint64_t)n;
-      }
-      return 0;
-    }
-    memcpy(P->seg[r] + d, buf, len);
-    return 0;
-  }
-  for (uint64_t done = 0; done < len;) {
-    uint64_t n = len - done < CHUNK ? len - done : CHUNK;
-    if (mpisw_next.Put((const char *)buf + done, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done),
-                       (int)n, MPI_BYTE, P->world) != MPI_SUCCESS)
-      return -1;
-    done += n;
-  }
-  return mpisw_next.Win_flush(r, P->world) == MPI_SUCCESS ? 0 : -1;
-}
-
-int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len) {
-  if (P->seg[r]) {
-    memcpy(buf, P->seg[r] + d, len);
-    return 0;
-  }
-  for (uint64_t done = 0; done < len;) {
-    uint64_t n = len - done < CHUNK ? len - done : CHUNK;
-    if (mpisw_next.Get((char *)buf + done, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done), (int)n,
-                       MPI_BYTE, P->world) != MPI_SUCCESS)
-      return -1;
-    done += n;
-  }
-  return mpisw_next.Win_flush(r, P->world) == MPI_SUCCESS ? 0 : -1;
-}
-
-/* Zeroes a freed range. In a memory pool whole pages mapped here are given
- * back to the system (MADV_REMOVE punches them out of the memfd: they read
- * as zeros and cost nothing again). A storage pool keeps its pages: a hole
- * punched into its reserved file could meet a full disk at the next write
- * through the mapping (SIGBUS). */
-int mpisw_pool_rm_zero(int r, uint64_t d, uint64_t len) {
-  static const char zeros[65536];
-  if (P->seg[r]) {
-    char *a = P->seg[r] + d;
-    uintptr_t lo = ((uintptr_t)a + POOL_PAGE - 1) & ~(uintptr_t)(POOL_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)a + len) & ~(uintptr_t)(POOL_PAGE - 1);
-    if (P->mem_fd >= 0 && hi > lo && madvise((void *)lo, hi - lo, MADV_REMOVE) == 0) {
-      memset(a, 0, lo - (uintptr_t)a);
-      memset((void *)hi, 0, (uintptr_t)a + len - hi);
-    } else {
-      memset(a, 0, len);
-    }
-    return 0;
-  }
-  for (uint64_t done = 0; done < len;) {
-    uint64_t n = len - done < sizeof zeros ? len - done : sizeof zeros;
-    if (mpisw_next.Put(zeros, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done), (int)n, MPI_BYTE,
-                       P->world) != MPI_SUCCESS)
-      return -1;
-    done += n;
-  }
-  return mpisw_next.Win_flush(r, P->world) == MPI_SUCCESS ? 0 : -1;
 }
 
 /* Waiting for another process: spin briefly, then yield, then sleep, and

@@ -9,6 +9,7 @@ mpisw_mpi_test(pool_basic   PROG t_pool ARGS basic   NP 1 2 4 ENV ${_pool_env} L
 mpisw_mpi_test(pool_excl    PROG t_pool ARGS excl    NP 2 4   ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_stripes PROG t_pool ARGS stripes NP 1 2 4 ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_sizes   PROG t_pool ARGS sizes   NP 1 2 4 ENV ${_pool_env} LABELS pool)
+mpisw_mpi_test(pool_reuse   PROG t_pool ARGS reuse   NP 1 2 4 ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_busy    PROG t_pool ARGS busy    NP 2 4   ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_shptr   PROG t_pool ARGS shptr   NP 1 2 4 ENV ${_pool_env} LABELS pool)
 mpisw_mpi_test(pool_threads PROG t_pool ARGS threads NP 1 2 ENV ${_pool_env} LABELS pool)

@@ -241,6 +241,71 @@ static void sizes(void) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Blocks of a deleted file are reused without being cleared at delete:
+ * what the new file's writes do not cover reads as zeros (partial pieces,
+ * small and large copies, a block written whole, one never written). */
+static void reuse(uint64_t most_pieces) {
+  enum { UNIT = 65536, NB = 8 };
+  char name[64];
+  snprintf(name, sizeof name, "reuse-old-%d", tl_rank);
+  static char buf[NB * UNIT], back[NB * UNIT], want[NB * UNIT];
+  struct mpisw_pool_file *f = must_open(name, 1, 1, UNIT, 0);
+  memset(buf, 0xAB, sizeof buf);
+  OK(mpisw_pool_write(f, 0, buf, sizeof buf, &e));
+  read_exact(f, 0, back, sizeof back); /* its pages mapped here too */
+  OK(mpisw_pool_close(f, &e));
+  OK(mpisw_pool_delete(name, &e));
+  MPI_Barrier(MPI_COMM_WORLD); /* every rank's old blocks are free */
+  snprintf(name, sizeof name, "reuse-new-%d", tl_rank);
+  f = must_open(name, 1, 1, UNIT, 0);
+  static const struct { uint64_t off, len; } piece[] = {
+      {1000, 3000},                 /* small, inside block 0 */
+      {UNIT, UNIT},                 /* block 1 whole */
+      {3 * UNIT + 30000, 20000},    /* large copy inside block 3 */
+      {5 * UNIT - 10, 40000},       /* across blocks 4 and 5 */
+      {7 * UNIT + UNIT - 1, 1}};    /* the last byte; block 6 never written */
+  memset(want, 0, sizeof want);
+  for (size_t i = 0; i < sizeof piece / sizeof piece[0]; i++) {
+    tl_fill(buf, piece[i].len, 21 + tl_rank, piece[i].off);
+    memcpy(want + piece[i].off, buf, piece[i].len);
+    OK(mpisw_pool_write(f, piece[i].off, buf, piece[i].len, &e));
+  }
+  read_exact(f, 0, back, sizeof back);
+  for (size_t i = 0; i < sizeof back; i++)
+    if (back[i] != want[i]) {
+      CHECK(0, "byte %zu of a file on reused blocks is %#x, wanted %#x (%s)", i,
+            (unsigned char)back[i], (unsigned char)want[i], tl_describe(back + i, 16, 0));
+      break;
+    }
+  OK(mpisw_pool_close(f, &e));
+  OK(mpisw_pool_delete(name, &e));
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* Every rank at once writes 100-byte pieces, interleaved, into the same
+   * granules of reused blocks: each granule is zeroed once, by the first
+   * writer, never over another rank's piece. */
+  enum { PIECE = 100 };
+  if (tl_rank == 0) OK(mpisw_pool_close(must_open("reuse-shared", 1, 1, UNIT, 0), &e));
+  MPI_Barrier(MPI_COMM_WORLD);
+  f = must_open("reuse-shared", 0, 0, 0, 0);
+  uint64_t pieces = sizeof buf / PIECE / (uint64_t)tl_size;
+  if (pieces > most_pieces) pieces = most_pieces;
+  for (uint64_t k = 0; k < pieces; k++) {
+    uint64_t off = (k * (uint64_t)tl_size + (uint64_t)tl_rank) * PIECE;
+    tl_fill(buf, PIECE, 31, off);
+    OK(mpisw_pool_write(f, off, buf, PIECE, &e));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  uint64_t len = pieces * (uint64_t)tl_size * PIECE;
+  read_exact(f, 0, back, len);
+  long bad = tl_verify(back, len, 31, 0);
+  CHECK(bad < 0, "byte %ld of the shared file written in pieces differs (%s)", bad,
+        tl_describe(back + (bad < 0 ? 0 : bad), 16, 0));
+  OK(mpisw_pool_close(f, &e));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (tl_rank == 0) OK(mpisw_pool_delete("reuse-shared", &e));
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* A small pool (MPISW_POOL_SIZE=8M): rank 0 writes until NOSPACE; what it
  * wrote before reads back whole, on every rank. */
 static void full(void) {
@@ -469,6 +534,7 @@ int main(int argc, char **argv) {
     stripes(65536, 100000, 37);          /* small stripes: blocks on every rank */
     stripes(1 << 20, 1 << 20, 6);        /* the default unit */
   } else if (!strcmp(mode, "sizes")) sizes();
+  else if (!strcmp(mode, "reuse")) reuse(UINT64_MAX);
   else if (!strcmp(mode, "full")) full();
   else if (!strcmp(mode, "busy")) busy();
   else if (!strcmp(mode, "shptr")) shptr(2000);
@@ -484,6 +550,7 @@ int main(int argc, char **argv) {
     /* Few rounds: every RMA to the other node waits for its target to be
      * scheduled, and the test machine runs 4 ranks on 2 cores. */
     PHASE(stripes(65536, 100000, 13));
+    PHASE(reuse(40)); /* pieces: each is several round trips to the other node */
     PHASE(excl(3));
     PHASE(shptr(50));
     PHASE(locks(3));
