@@ -19,14 +19,19 @@
     }                                                                      \
   } while (0)
 
-/* Done with processor atomics when the window took that path: returns the
- * call's result. Windows rmax does not track cost the one load. */
-#define ATOMIC(fn, ...)                                                     \
-  do {                                                                      \
-    struct rmax_win *w_ = mpisw_disabled || !mpisw_rmax_live ? NULL         \
-                                                             : mpisw_rmax_lookup(win); \
-    int arc_;                                                               \
-    if (w_ && fn(w_, __VA_ARGS__, &arc_)) return arc_;                      \
+/* An accumulate: done with processor atomics when the window took that
+ * path (returns the call's result), else translated like ROUTE, with one
+ * lookup of the window for both. Windows rmax does not track cost the one
+ * load. */
+#define ATOMIC_OR_ROUTE(routine, large, fn, ...)                              \
+  do {                                                                        \
+    if (!mpisw_disabled && mpisw_rmax_live) {                                 \
+      struct rmax_win *w_ = mpisw_rmax_lookup(win);                           \
+      int rc_;                                                                \
+      if (w_ && fn(w_, __VA_ARGS__, &rc_)) return rc_;                        \
+      rc_ = mpisw_rmax_target_w(large ? routine "_c" : routine, w_, &win, &tr, &td); \
+      if (rc_ != MPI_SUCCESS) return rc_;                                     \
+    }                                                                         \
   } while (0)
 
 /* Blocks a put covers whole are zero-filled instead of read
@@ -63,24 +68,24 @@ int mpisw_do_Rget(void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
 
 int mpisw_do_Accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                         MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
-  ATOMIC(mpisw_rmax_atomic_accumulate, oa, oc, odt, tr, td, tc, tdt, o);
-  ROUTE("MPI_Accumulate", large);
+  ATOMIC_OR_ROUTE("MPI_Accumulate", large, mpisw_rmax_atomic_accumulate,
+                  oa, oc, odt, tr, td, tc, tdt, o);
   return mpisw_mpi_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win, large);
 }
 
 int mpisw_do_Raccumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                          MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win,
                          MPI_Request *req, int large) {
-  ATOMIC(mpisw_rmax_atomic_raccumulate, oa, oc, odt, tr, td, tc, tdt, o, req);
-  ROUTE("MPI_Raccumulate", large);
+  ATOMIC_OR_ROUTE("MPI_Raccumulate", large, mpisw_rmax_atomic_raccumulate,
+                  oa, oc, odt, tr, td, tc, tdt, o, req);
   return mpisw_mpi_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req, large);
 }
 
 int mpisw_do_Get_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, void *ra,
                             MPI_Count rc, MPI_Datatype rdt, int tr, MPI_Aint td, MPI_Count tc,
                             MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
-  ATOMIC(mpisw_rmax_atomic_get_accumulate, oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o);
-  ROUTE("MPI_Get_accumulate", large);
+  ATOMIC_OR_ROUTE("MPI_Get_accumulate", large, mpisw_rmax_atomic_get_accumulate,
+                  oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o);
   return mpisw_mpi_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, large);
 }
 
@@ -88,22 +93,22 @@ int mpisw_do_Rget_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, voi
                              MPI_Count rc, MPI_Datatype rdt, int tr, MPI_Aint td, MPI_Count tc,
                              MPI_Datatype tdt, MPI_Op o, MPI_Win win, MPI_Request *req,
                              int large) {
-  ATOMIC(mpisw_rmax_atomic_rget_accumulate, oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, req);
-  ROUTE("MPI_Rget_accumulate", large);
+  ATOMIC_OR_ROUTE("MPI_Rget_accumulate", large, mpisw_rmax_atomic_rget_accumulate,
+                  oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, req);
   return mpisw_mpi_Rget_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req,
                                    large);
 }
 
 int mpisw_do_Fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int tr, MPI_Aint td,
                           MPI_Op o, MPI_Win win) {
-  ATOMIC(mpisw_rmax_atomic_fetch_and_op, oa, ra, dt, tr, td, o);
-  ROUTE("MPI_Fetch_and_op", 0);
+  ATOMIC_OR_ROUTE("MPI_Fetch_and_op", 0, mpisw_rmax_atomic_fetch_and_op,
+                  oa, ra, dt, tr, td, o);
   return mpisw_next.Fetch_and_op(oa, ra, dt, tr, td, o, win);
 }
 
 int mpisw_do_Compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Datatype dt, int tr,
                               MPI_Aint td, MPI_Win win) {
-  ATOMIC(mpisw_rmax_atomic_compare_and_swap, oa, ca, ra, dt, tr, td);
-  ROUTE("MPI_Compare_and_swap", 0);
+  ATOMIC_OR_ROUTE("MPI_Compare_and_swap", 0, mpisw_rmax_atomic_compare_and_swap,
+                  oa, ca, ra, dt, tr, td);
   return mpisw_next.Compare_and_swap(oa, ca, ra, dt, tr, td, win);
 }

@@ -45,13 +45,13 @@ void mpisw_pfile_unregister(struct mpisw_pfile *f) {
   pthread_mutex_unlock(&mu);
 }
 
+/* Every MPI_File call asks this while pooled files are open: no lock, no
+ * list. Both MPIs' MPI_File values point to their own file objects, whose
+ * first 8 bytes are never our 64-bit mark; a closed pooled file's mark is
+ * cleared before its memory is freed. */
 int mpisw_pfile_owns(MPI_File fh) {
   if (!__atomic_load_n(&mpisw_pfile_live, __ATOMIC_ACQUIRE) || fh == MPI_FILE_NULL) return 0;
-  int found = 0;
-  pthread_mutex_lock(&mu);
-  for (struct mpisw_pfile *f = open_files; f && !found; f = f->next) found = pfile_handle(f) == fh;
-  pthread_mutex_unlock(&mu);
-  return found;
+  return __atomic_load_n(&pfile_of(fh)->magic, __ATOMIC_ACQUIRE) == PFILE_MAGIC;
 }
 
 void mpisw_pfile_each(void (*fn)(struct mpisw_pfile *, void *), void *arg) {

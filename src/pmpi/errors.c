@@ -25,10 +25,33 @@ static const char *class_text[MPISW_K_COUNT] = {
     "mpisw: call cannot be done as asked",
 };
 
+/* Codes of one class, reused in turn (-1: not made yet). */
+struct code_ring {
+  int cls;
+  int codes[CODES_PER_CLASS];
+  int next;
+};
+
+static void ring_init(struct code_ring *r, int cls) {
+  r->cls = cls;
+  r->next = 0;
+  for (int i = 0; i < CODES_PER_CLASS; i++) r->codes[i] = -1;
+}
+
+/* The ring's next code, carrying text (the class itself when the MPI has
+ * no more codes). Caller holds mpisw_lock. */
+static int ring_code(struct code_ring *r, const char *text) {
+  int slot = r->next++ % CODES_PER_CLASS;
+  if (r->codes[slot] < 0 && PMPI_Add_error_code(r->cls, &r->codes[slot]) != MPI_SUCCESS)
+    r->codes[slot] = r->cls;
+  int code = r->codes[slot];
+  if (code != r->cls) PMPI_Add_error_string(code, (char *)text);
+  return code;
+}
+
 static int classes_ready;
 static int classes[MPISW_K_COUNT];
-static int codes[MPISW_K_COUNT][CODES_PER_CLASS];
-static int next_code[MPISW_K_COUNT];
+static struct code_ring rings[MPISW_K_COUNT];
 
 /* Caller holds mpisw_lock. */
 static void make_classes(void) {
@@ -36,7 +59,7 @@ static void make_classes(void) {
   for (int k = 0; k < MPISW_K_COUNT; k++) {
     if (PMPI_Add_error_class(&classes[k]) != MPI_SUCCESS) classes[k] = MPI_ERR_OTHER;
     else PMPI_Add_error_string(classes[k], (char *)class_text[k]);
-    for (int i = 0; i < CODES_PER_CLASS; i++) codes[k][i] = -1;
+    ring_init(&rings[k], classes[k]);
   }
   classes_ready = 1;
 }
@@ -58,13 +81,7 @@ int mpisw_error_code(const char *routine, const struct mpisw_error *e) {
   snprintf(text, sizeof text, "mpisw: %s: %s", routine, e->msg);
   pthread_mutex_lock(&mpisw_lock);
   make_classes();
-  int slot = next_code[kind]++ % CODES_PER_CLASS;
-  int code = codes[kind][slot];
-  if (code < 0) {
-    if (PMPI_Add_error_code(classes[kind], &code) != MPI_SUCCESS) code = classes[kind];
-    codes[kind][slot] = code;
-  }
-  PMPI_Add_error_string(code, text);
+  int code = ring_code(&rings[kind], text);
   pthread_mutex_unlock(&mpisw_lock);
   return code;
 }
@@ -120,11 +137,7 @@ void mpisw_comm_errors_restore(MPI_Comm comm, MPI_Errhandler eh) {
 
 /* ---- codes under the MPI's own classes (MPI-IO prescribes them) ---- */
 #define OWN_CLASSES 16
-static struct {
-  int cls;
-  int codes[CODES_PER_CLASS];
-  int next;
-} own[OWN_CLASSES];
+static struct code_ring own[OWN_CLASSES];
 static int nown;
 /* -1 unknown, 0 the MPI keeps a code's string under its own classes, 1 it
  * does not (MPICH 4.0 shows another text): then the class code itself. */
@@ -151,18 +164,8 @@ int mpisw_error_code_in(int cls, const char *routine, const char *msg) {
   if (!strings_lost()) {
     int i = 0;
     while (i < nown && own[i].cls != cls) i++;
-    if (i == nown && nown < OWN_CLASSES) {
-      own[i].cls = cls;
-      for (int j = 0; j < CODES_PER_CLASS; j++) own[i].codes[j] = -1;
-      nown++;
-    }
-    if (i < nown) {
-      int slot = own[i].next++ % CODES_PER_CLASS;
-      if (own[i].codes[slot] < 0 && PMPI_Add_error_code(cls, &own[i].codes[slot]) != MPI_SUCCESS)
-        own[i].codes[slot] = cls;
-      code = own[i].codes[slot];
-      if (code != cls) PMPI_Add_error_string(code, text);
-    }
+    if (i == nown && nown < OWN_CLASSES) ring_init(&own[nown++], cls);
+    if (i < nown) code = ring_code(&own[i], text);
   }
   pthread_mutex_unlock(&mpisw_lock);
   return code;

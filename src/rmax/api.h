@@ -26,6 +26,10 @@ int mpisw_rmax_get_group(MPI_Win win, MPI_Group *group);
 /* ---- route.c: where one RMA call goes ---- */
 extern volatile int mpisw_rmax_live;   /* windows tracked (table.c) */
 int mpisw_rmax_target_slow(const char *routine, MPI_Win *win, int *rank, MPI_Aint *disp);
+/* The same for a window already looked up (w: mpisw_rmax_lookup's answer). */
+struct rmax_win;
+int mpisw_rmax_target_w(const char *routine, struct rmax_win *w, MPI_Win *win, int *rank,
+                        MPI_Aint *disp);
 /* Translates an RMA call's window, target rank and displacement: a
  * duplicate's go to its parent, a memory-handle window's to the arena or
  * its dynamic window, a storage window's on shifted segments to the right

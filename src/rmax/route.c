@@ -63,7 +63,11 @@ int mpisw_rmax_route_w(const char *routine, struct rmax_win *w, MPI_Win win, int
 }
 
 int mpisw_rmax_target_slow(const char *routine, MPI_Win *win, int *rank, MPI_Aint *disp) {
-  struct rmax_win *w = mpisw_rmax_lookup(*win);
+  return mpisw_rmax_target_w(routine, mpisw_rmax_lookup(*win), win, rank, disp);
+}
+
+int mpisw_rmax_target_w(const char *routine, struct rmax_win *w, MPI_Win *win, int *rank,
+                        MPI_Aint *disp) {
   if (!w) return MPI_SUCCESS;
   struct rmax_op op;
   int rc = mpisw_rmax_route_w(routine, w, *win, *rank, *disp, &op);
