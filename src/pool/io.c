@@ -36,6 +36,13 @@ static int too_far(struct mpisw_pool_file *f, uint64_t off, uint64_t len,
   return 1;
 }
 
+static int too_big(struct mpisw_pool_file *f, uint64_t size, struct mpisw_error *e) {
+  if (size <= INT64_MAX) return 0;
+  mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: size %llu passes 2^63", f->name,
+             (unsigned long long)size);
+  return 1;
+}
+
 int mpisw_pool_write(struct mpisw_pool_file *f, uint64_t off, const void *buf, uint64_t len,
                      struct mpisw_error *e) {
   ENTER(f, e);
@@ -95,11 +102,7 @@ int mpisw_pool_get_size(struct mpisw_pool_file *f, uint64_t *size, struct mpisw_
 
 int mpisw_pool_set_size(struct mpisw_pool_file *f, uint64_t size, struct mpisw_error *e) {
   ENTER(f, e);
-  if (size > INT64_MAX) {
-    mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: size %llu passes 2^63", f->name,
-               (unsigned long long)size);
-    LEAVE(MPISW_POOL_USAGE);
-  }
+  if (too_big(f, size, e)) LEAVE(MPISW_POOL_USAGE);
   uint64_t cur = rm_load(f->home_rank, f->rec + R_SIZE);
   uint64_t extent = rm_load(f->home_rank, f->rec + R_EXTENT);
   if (size >= cur) { /* grow: sparse */
@@ -122,11 +125,7 @@ int mpisw_pool_set_size(struct mpisw_pool_file *f, uint64_t size, struct mpisw_e
 
 int mpisw_pool_preallocate(struct mpisw_pool_file *f, uint64_t size, struct mpisw_error *e) {
   ENTER(f, e);
-  if (size > INT64_MAX) {
-    mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: size %llu passes 2^63", f->name,
-               (unsigned long long)size);
-    LEAVE(MPISW_POOL_USAGE);
-  }
+  if (too_big(f, size, e)) LEAVE(MPISW_POOL_USAGE);
   mpisw_pool_cache_check(f);
   struct pool_blk bk;
   for (uint64_t b = 0; b * f->unit < size; b++)
