@@ -46,7 +46,11 @@ struct mpisw_pfile {
   struct mpisw_pool_file *pf;
   char *name;                         /* its name in the pool */
   char *shown;                        /* the name the program gave (messages) */
-  MPI_Comm comm;                      /* a duplicate of the opening communicator */
+  /* the file's own communicator, for its collectives (mpisw_pfile_comm):
+   * MPI_COMM_SELF alone, else a duplicate of the opening communicator,
+   * started at open (MPI_Comm_idup) and waited for at its first use */
+  MPI_Comm comm;
+  MPI_Request comm_req;
   int rank, size;
   int amode;
   int atomic;
@@ -85,6 +89,20 @@ int mpisw_pfile_pool_error(struct mpisw_pfile *f, int pool_rc, const char *routi
                            const struct mpisw_error *e);
 /* Raises code on f with its handler; returns code. */
 int mpisw_pfile_raise(struct mpisw_pfile *f, int code);
+
+/* ---- open.c ---- */
+/* The file's communicator, its duplicate finished (collective calls only,
+ * made by every rank alike). */
+MPI_Comm mpisw_pfile_comm(struct mpisw_pfile *f);
+/* The file's communicator when it is usable without waiting, else
+ * MPI_COMM_WORLD (aborting from an error handler). */
+MPI_Comm mpisw_pfile_comm_now(struct mpisw_pfile *f);
+/* Every rank of comm gets the result of the lowest-ranked rank whose code
+ * is not MPI_SUCCESS: its own code where it failed, else an error of the
+ * same class and message raised on f (NULL: on no file) for routine.
+ * *flag (may be NULL) is MAX-reduced along the way. */
+int mpisw_pfile_agree(struct mpisw_pfile *f, MPI_Comm comm, int code, const char *routine,
+                      int *flag);
 
 /* ---- module.c: a closed file's figures, for MPISW_REPORT ---- */
 void mpisw_pfile_note_stats(struct mpisw_pfile *f);

@@ -1,14 +1,19 @@
 /* Opening, closing and deleting pooled files. MPI_File_open and
- * MPI_File_close are collective: rank 0 of the communicator creates, the
- * others then open, and every rank returns the same result. A pooled file
- * outlives its close: any communicator of the job can open it again until
- * it is deleted or the job ends. */
+ * MPI_File_close are collective, but synchronize no more than MPI asks:
+ * open is one agreement (every rank returns the same result, and rank 0's
+ * shared file pointer slot travels in it); close is local (this rank's
+ * writes are synced; MPI-4 14.6.1 leaves visibility across ranks to the
+ * program's sync/close + barrier), with a barrier only for a drain or
+ * MPI_MODE_DELETE_ON_CLOSE. A pooled file outlives its close: any
+ * communicator of the job can open it again until it is deleted or the job
+ * ends. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pfile/internal.h"
+#include "win/internal.h"
 
 #define OPEN "MPI_File_open"
 
@@ -50,32 +55,42 @@ static char *text_hint(MPI_Info info, const char *key) {
   return v;
 }
 
-/* Every rank of comm gets the result of the lowest-ranked rank that failed:
- * its own error where it failed, else one of the same class and message,
- * raised here (codes are numbers of each process, so they are not sent). */
-static int agree(MPI_Comm comm, int size, int rank, int code, const char *routine) {
-  if (size == 1) return code;
-  int first = code != MPI_SUCCESS ? rank : size, low = size;
-  PMPI_Allreduce(&first, &low, 1, MPI_INT, MPI_MIN, comm);
-  if (low == size) return MPI_SUCCESS;
-  struct {
-    int cls;
-    char msg[MPI_MAX_ERROR_STRING];
-  } what = {MPI_ERR_OTHER, ""};
-  if (rank == low) {
-    int len = 0;
-    PMPI_Error_class(code, &what.cls);
-    PMPI_Error_string(code, what.msg, &len);
+int mpisw_pfile_agree(struct mpisw_pfile *f, MPI_Comm comm, int code, const char *routine,
+                      int *flag) {
+  struct mpisw_error e = {MPISW_K_IO, ""};
+  int cls = MPI_ERR_OTHER, len = 0;
+  if (code != MPI_SUCCESS) { /* codes are numbers of each process: class and text travel */
+    PMPI_Error_class(code, &cls);
+    PMPI_Error_string(code, e.msg, &len);
   }
-  PMPI_Bcast(&what, (int)sizeof what, MPI_BYTE, low, comm);
+  if (!mpisw_agree_class(comm, code != MPI_SUCCESS, &e, &cls, flag)) return MPI_SUCCESS;
   if (code != MPI_SUCCESS) return code;
-  return mpisw_pfile_error(NULL, what.cls, routine, "rank %d: %s", low, what.msg);
+  return mpisw_pfile_error(f, cls, routine, "%s", e.msg);
+}
+
+static pthread_mutex_t comm_mu = PTHREAD_MUTEX_INITIALIZER;
+
+MPI_Comm mpisw_pfile_comm(struct mpisw_pfile *f) {
+  pthread_mutex_lock(&comm_mu);
+  if (f->comm_req != MPI_REQUEST_NULL) PMPI_Wait(&f->comm_req, MPI_STATUS_IGNORE);
+  pthread_mutex_unlock(&comm_mu);
+  return f->comm;
+}
+
+MPI_Comm mpisw_pfile_comm_now(struct mpisw_pfile *f) {
+  pthread_mutex_lock(&comm_mu);
+  MPI_Comm c = f->comm_req == MPI_REQUEST_NULL ? f->comm : MPI_COMM_WORLD;
+  pthread_mutex_unlock(&comm_mu);
+  return c == MPI_COMM_NULL ? MPI_COMM_WORLD : c;
 }
 
 static void destroy(struct mpisw_pfile *f) {
   mpisw_pfile_view_release(&f->view);
   if (f->info != MPI_INFO_NULL) PMPI_Info_free(&f->info);
-  if (f->comm != MPI_COMM_NULL) PMPI_Comm_free(&f->comm);
+  if (f->comm != MPI_COMM_NULL && f->comm != MPI_COMM_SELF) {
+    mpisw_pfile_comm(f); /* a duplicate still on its way is finished first */
+    PMPI_Comm_free(&f->comm);
+  }
   free(f->name);
   free(f->shown);
   free(f->drain);
@@ -115,6 +130,7 @@ int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, 
   if (!f) return mpisw_pfile_error(NULL, MPI_ERR_NO_MEM, OPEN, "no memory for mem:%s", name);
   f->magic = PFILE_MAGIC;
   f->comm = MPI_COMM_NULL;
+  f->comm_req = MPI_REQUEST_NULL;
   f->info = MPI_INFO_NULL;
   f->name = strdup(name);
   f->shown = malloc(strlen(name) + 5);
@@ -125,43 +141,59 @@ int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, 
   mpisw_pfile_view_default(&f->view);
   mpisw_pfile_default_handler(&f->handler);
   struct mpisw_error e;
-  int code = MPI_SUCCESS, prc;
+  int code = MPI_SUCCESS, prc, slot = -1;
   int create = (amode & MPI_MODE_CREATE) != 0, excl = (amode & MPI_MODE_EXCL) != 0;
-  /* rank 0 creates (exclusively if asked); the others open what it made */
-  if (rank == 0) {
-    prc = mpisw_pool_open(name, create, excl, &layout, &f->pf, &e);
+  /* The file's own communicator: alone none is needed; else a duplicate,
+   * started now and finished where a collective of the file first needs it
+   * (its messages travel with the agreement's, no round of its own here). */
+  if (size == 1) f->comm = MPI_COMM_SELF;
+  else if (PMPI_Comm_idup(comm, &f->comm, &f->comm_req) != MPI_SUCCESS)
+    code = mpisw_pfile_error(NULL, MPI_ERR_OTHER, OPEN, "cannot duplicate the communicator");
+  /* Every rank opens at once (of racing creates the pool makes one file);
+   * only an exclusive create goes first on rank 0, the others after it. */
+  int rank0_first = excl && size > 1;
+  if (code == MPI_SUCCESS && (rank == 0 || !rank0_first)) {
+    prc = mpisw_pool_open(name, create, rank == 0 && excl, &layout, &f->pf, &e);
     if (prc != MPISW_POOL_OK) code = mpisw_pfile_pool_error(NULL, prc, OPEN, &e);
   }
-  if (size > 1) {
+  if (rank0_first) {
     int r0 = code;
     PMPI_Bcast(&r0, 1, MPI_INT, 0, comm); /* rank 0's code: only success is compared */
-    if (rank > 0 && r0 == MPI_SUCCESS) {
+    if (rank > 0 && r0 == MPI_SUCCESS && code == MPI_SUCCESS) {
       prc = mpisw_pool_open(name, 0, 0, &layout, &f->pf, &e);
       if (prc != MPISW_POOL_OK) code = mpisw_pfile_pool_error(NULL, prc, OPEN, &e);
     }
   }
-  code = agree(comm, size, rank, code, OPEN);
+  /* The open's shared file pointer (MPI-4 14.4.4: one per collective
+   * open, at 0 or at the end with MPI_MODE_APPEND): rank 0 takes a slot
+   * for all ranks, and its number reaches them in the agreement. */
+  if (rank == 0 && code == MPI_SUCCESS) {
+    uint64_t sz = 0;
+    if (amode & MPI_MODE_APPEND) mpisw_pool_get_size(f->pf, &sz, &e);
+    prc = mpisw_pool_shared_ptr_take(name, size, (int64_t)sz, &slot, &e);
+    if (prc != MPISW_POOL_OK) code = mpisw_pfile_pool_error(NULL, prc, OPEN, &e);
+  }
+  int flag = slot + 1;
+  code = mpisw_pfile_agree(NULL, comm, code, OPEN, &flag);
+  slot = flag - 1;
+  if (code != MPI_SUCCESS && rank == 0 && slot >= 0)
+    mpisw_pool_shared_ptr_release(slot, size); /* nobody attached it */
+  if (code == MPI_SUCCESS) mpisw_pool_shared_ptr_attach(f->pf, slot);
   /* every rank agrees now: the collective calls below are made by all or none */
-  if (code == MPI_SUCCESS && PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
-    code = mpisw_pfile_error(NULL, MPI_ERR_OTHER, OPEN, "cannot duplicate the communicator");
   if (code == MPI_SUCCESS && info != MPI_INFO_NULL) PMPI_Info_dup(info, &f->info);
   if (code == MPI_SUCCESS) f->drain = text_hint(info, "mpisw_drain");
   if (code == MPI_SUCCESS) {
     char *stage = text_hint(info, "mpisw_stage_in");
-    if (stage) code = agree(comm, size, rank, mpisw_pfile_stage_in(f, stage), OPEN);
+    if (stage) code = mpisw_pfile_agree(NULL, comm, mpisw_pfile_stage_in(f, stage), OPEN, NULL);
     free(stage);
   }
-  /* both pointers start at 0, or at the end with MPI_MODE_APPEND (the pool
-   * keeps one shared pointer per file: the last collective open sets it) */
-  if (code == MPI_SUCCESS) {
+  if (code == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) { /* the individual pointer too */
     uint64_t sz = 0;
-    if (amode & MPI_MODE_APPEND) mpisw_pool_get_size(f->pf, &sz, &e);
+    mpisw_pool_get_size(f->pf, &sz, &e);
     f->ptr = (MPI_Offset)sz;
-    if (rank == 0) mpisw_pool_shared_ptr_set(f->pf, (int64_t)sz, &e);
-    if (size > 1) PMPI_Barrier(f->comm);
   }
   if (code != MPI_SUCCESS) {
-    if (f->pf) mpisw_pool_close(f->pf, &e);
+    if (f->pf) mpisw_pool_close(f->pf, &e); /* drops its slot when attached */
     destroy(f);
     *fh = MPI_FILE_NULL;
     return code;
@@ -172,27 +204,28 @@ int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, 
 }
 
 int mpisw_pfile_close(MPI_File *fh) {
+  static const char *R = "MPI_File_close";
   struct mpisw_pfile *f = pfile_of(*fh);
   struct mpisw_error e;
   int code = MPI_SUCCESS, prc = mpisw_pool_sync(f->pf, &e);
-  if (prc != MPISW_POOL_OK) code = mpisw_pfile_pool_error(f, prc, "MPI_File_close", &e);
-  if (f->size > 1) PMPI_Barrier(f->comm); /* every rank's data is in */
-  if (code == MPI_SUCCESS && f->drain)
-    code = agree(f->comm, f->size, f->rank, mpisw_pfile_drain(f, f->drain), "MPI_File_close");
-  prc = mpisw_pool_close(f->pf, &e);
-  if (prc != MPISW_POOL_OK && code == MPI_SUCCESS)
-    code = mpisw_pfile_pool_error(f, prc, "MPI_File_close", &e);
+  if (prc != MPISW_POOL_OK) code = mpisw_pfile_pool_error(f, prc, R, &e);
+  if (code == MPI_SUCCESS && f->drain) {
+    /* the drain copies every rank's data: all of it in first */
+    if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
+    code = mpisw_pfile_agree(f, mpisw_pfile_comm(f), mpisw_pfile_drain(f, f->drain), R, NULL);
+  }
+  prc = mpisw_pool_close(f->pf, &e); /* the last rank's close frees the shared pointer */
+  if (prc != MPISW_POOL_OK && code == MPI_SUCCESS) code = mpisw_pfile_pool_error(f, prc, R, &e);
   if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {
-    if (f->size > 1) PMPI_Barrier(f->comm); /* closed everywhere */
-    if (f->rank == 0) {
-      /* still open elsewhere (another communicator's open): its last
-       * closer with DELETE_ON_CLOSE deletes it; gone already: fine */
-      prc = mpisw_pool_delete(f->name, &e);
-      if (prc != MPISW_POOL_OK && prc != MPISW_POOL_NOENT && prc != MPISW_POOL_BUSY &&
-          code == MPI_SUCCESS)
-        code = mpisw_pfile_pool_error(f, prc, "MPI_File_close", &e);
-    }
-    if (f->size > 1) PMPI_Barrier(f->comm);
+    /* Every rank tries after its own close: the one that closes last
+     * deletes (the others find it still open, or gone). Still open by
+     * another communicator's open: that open's last closer with
+     * DELETE_ON_CLOSE deletes it. The barrier: gone when close returns. */
+    prc = mpisw_pool_delete(f->name, &e);
+    if (prc != MPISW_POOL_OK && prc != MPISW_POOL_NOENT && prc != MPISW_POOL_BUSY &&
+        code == MPI_SUCCESS)
+      code = mpisw_pfile_pool_error(f, prc, R, &e);
+    if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
   }
   mpisw_pfile_note_stats(f);
   mpisw_pfile_unregister(f);
