@@ -60,15 +60,15 @@ static int ordered(struct mpisw_pfile *f, const char *routine, int write, void *
   int64_t base = 0;
   struct mpisw_error e;
   if (f->size > 1) {
-    PMPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, mpisw_pfile_comm(f));
+    PMPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, f->comm);
     if (f->rank == 0) before = 0;
-    PMPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, mpisw_pfile_comm(f));
+    PMPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, f->comm);
   }
   int prc = MPISW_POOL_OK;
   if (f->rank == 0) prc = mpisw_pool_shared_ptr(f->pf, total, &base, &e);
   if (f->size > 1) {
     long long b[2] = {prc, base};
-    PMPI_Bcast(b, 2, MPI_LONG_LONG, 0, mpisw_pfile_comm(f));
+    PMPI_Bcast(b, 2, MPI_LONG_LONG, 0, f->comm);
     prc = (int)b[0];
     base = b[1];
   }

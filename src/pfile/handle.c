@@ -159,7 +159,7 @@ int mpisw_pfile_raise(struct mpisw_pfile *f, int code) {
   PMPI_Error_string(code, text, &len);
   fprintf(stderr, "mpisw: an error on pooled file %s, whose error handler is fatal: %s\n",
           f ? f->shown : "(none)", text);
-  PMPI_Abort(f ? mpisw_pfile_comm_now(f) : MPI_COMM_WORLD, code);
+  PMPI_Abort(f ? f->comm : MPI_COMM_WORLD, code);
   return code;
 }
 

@@ -41,16 +41,25 @@ struct pfile_stats {
   long ops;
 };
 
+/* A duplicate of a communicator for the collectives of one open file at a
+ * time (open.c), kept on the user's communicator (an attribute) for its
+ * next open when cached. */
+struct pfile_dup {
+  MPI_Comm comm;
+  int cached;   /* an attribute of the user's communicator holds it */
+  int busy;     /* an open file uses it */
+  int orphan;   /* the user's communicator was freed while it was busy */
+};
+
 struct mpisw_pfile {
   uint64_t magic;                     /* PFILE_MAGIC while open */
   struct mpisw_pool_file *pf;
   char *name;                         /* its name in the pool */
   char *shown;                        /* the name the program gave (messages) */
-  /* the file's own communicator, for its collectives (mpisw_pfile_comm):
-   * MPI_COMM_SELF alone, else a duplicate of the opening communicator,
-   * started at open (MPI_Comm_idup) and waited for at its first use */
+  /* the file's own communicator, for its collectives: MPI_COMM_SELF
+   * alone, else dup's duplicate of the opening communicator */
   MPI_Comm comm;
-  MPI_Request comm_req;
+  struct pfile_dup *dup;
   int rank, size;
   int amode;
   int atomic;
@@ -91,12 +100,6 @@ int mpisw_pfile_pool_error(struct mpisw_pfile *f, int pool_rc, const char *routi
 int mpisw_pfile_raise(struct mpisw_pfile *f, int code);
 
 /* ---- open.c ---- */
-/* The file's communicator, its duplicate finished (collective calls only,
- * made by every rank alike). */
-MPI_Comm mpisw_pfile_comm(struct mpisw_pfile *f);
-/* The file's communicator when it is usable without waiting, else
- * MPI_COMM_WORLD (aborting from an error handler). */
-MPI_Comm mpisw_pfile_comm_now(struct mpisw_pfile *f);
 /* Every rank of comm gets the result of the lowest-ranked rank whose code
  * is not MPI_SUCCESS: its own code where it failed, else an error of the
  * same class and message raised on f (NULL: on no file) for routine.

@@ -68,29 +68,86 @@ int mpisw_pfile_agree(struct mpisw_pfile *f, MPI_Comm comm, int code, const char
   return mpisw_pfile_error(f, cls, routine, "%s", e.msg);
 }
 
+/* ---- the file's communicator ----
+ * Its collectives need a communicator of their own (the program may free
+ * its communicator, and use it meanwhile). A duplicate costs a collective
+ * round, so the one made at a communicator's first open stays on that
+ * communicator (an attribute) and serves its next opens, one open file at
+ * a time; a second file open at once on it gets a duplicate of its own.
+ * Which of the two an open takes depends only on the opens and closes on
+ * that communicator so far, the same sequence on every rank. */
 static pthread_mutex_t comm_mu = PTHREAD_MUTEX_INITIALIZER;
+static int dup_key = MPI_KEYVAL_INVALID;
 
-MPI_Comm mpisw_pfile_comm(struct mpisw_pfile *f) {
-  pthread_mutex_lock(&comm_mu);
-  if (f->comm_req != MPI_REQUEST_NULL) PMPI_Wait(&f->comm_req, MPI_STATUS_IGNORE);
-  pthread_mutex_unlock(&comm_mu);
-  return f->comm;
+static void dup_free(struct pfile_dup *d) {
+  PMPI_Comm_free(&d->comm);
+  free(d);
 }
 
-MPI_Comm mpisw_pfile_comm_now(struct mpisw_pfile *f) {
+/* The program frees its communicator: the duplicate goes with it, or with
+ * the close of the file that uses it. */
+static int dup_deleted(MPI_Comm comm, int key, void *value, void *extra) {
+  (void)comm, (void)key, (void)extra;
+  struct pfile_dup *d = value;
   pthread_mutex_lock(&comm_mu);
-  MPI_Comm c = f->comm_req == MPI_REQUEST_NULL ? f->comm : MPI_COMM_WORLD;
+  int busy = d->busy;
+  if (busy) d->orphan = 1;
   pthread_mutex_unlock(&comm_mu);
-  return c == MPI_COMM_NULL ? MPI_COMM_WORLD : c;
+  if (!busy) dup_free(d);
+  return MPI_SUCCESS;
+}
+
+/* f's duplicate of comm (size > 1): the cached one when free, else a new
+ * one (cached when comm has none yet). 0, or -1 when the MPI refused. */
+static int dup_take(struct mpisw_pfile *f, MPI_Comm comm) {
+  struct pfile_dup *d = NULL;
+  int flag = 0;
+  pthread_mutex_lock(&comm_mu);
+  if (dup_key == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, dup_deleted, &dup_key, NULL);
+  if (dup_key != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, dup_key, &d, &flag);
+  if (flag && d && !d->busy) {
+    d->busy = 1;
+    f->dup = d;
+    f->comm = d->comm;
+    pthread_mutex_unlock(&comm_mu);
+    return 0;
+  }
+  int cache = !flag && dup_key != MPI_KEYVAL_INVALID;
+  pthread_mutex_unlock(&comm_mu);
+  d = calloc(1, sizeof *d);
+  if (!d) return -1;
+  d->busy = 1;
+  /* blocking: Open MPI 4.1 hangs with two MPI_Comm_idup outstanding (its
+   * context ids are allocated job-wide), and with the cache it is one
+   * round per communicator, not per open */
+  if (PMPI_Comm_dup(comm, &d->comm) != MPI_SUCCESS) {
+    free(d);
+    return -1;
+  }
+  if (cache && PMPI_Comm_set_attr(comm, dup_key, d) == MPI_SUCCESS) d->cached = 1;
+  f->dup = d;
+  f->comm = d->comm;
+  return 0;
+}
+
+/* f is done with its duplicate: back to the cache, or freed. */
+static void dup_give(struct mpisw_pfile *f) {
+  struct pfile_dup *d = f->dup;
+  if (!d) return;
+  f->dup = NULL;
+  f->comm = MPI_COMM_NULL;
+  pthread_mutex_lock(&comm_mu);
+  d->busy = 0;
+  int keep = d->cached && !d->orphan;
+  pthread_mutex_unlock(&comm_mu);
+  if (!keep) dup_free(d);
 }
 
 static void destroy(struct mpisw_pfile *f) {
   mpisw_pfile_view_release(&f->view);
   if (f->info != MPI_INFO_NULL) PMPI_Info_free(&f->info);
-  if (f->comm != MPI_COMM_NULL && f->comm != MPI_COMM_SELF) {
-    mpisw_pfile_comm(f); /* a duplicate still on its way is finished first */
-    PMPI_Comm_free(&f->comm);
-  }
+  dup_give(f);
   free(f->name);
   free(f->shown);
   free(f->drain);
@@ -130,7 +187,7 @@ int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, 
   if (!f) return mpisw_pfile_error(NULL, MPI_ERR_NO_MEM, OPEN, "no memory for mem:%s", name);
   f->magic = PFILE_MAGIC;
   f->comm = MPI_COMM_NULL;
-  f->comm_req = MPI_REQUEST_NULL;
+  f->dup = NULL;
   f->info = MPI_INFO_NULL;
   f->name = strdup(name);
   f->shown = malloc(strlen(name) + 5);
@@ -143,11 +200,10 @@ int mpisw_pfile_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, 
   struct mpisw_error e;
   int code = MPI_SUCCESS, prc, slot = -1;
   int create = (amode & MPI_MODE_CREATE) != 0, excl = (amode & MPI_MODE_EXCL) != 0;
-  /* The file's own communicator: alone none is needed; else a duplicate,
-   * started now and finished where a collective of the file first needs it
-   * (its messages travel with the agreement's, no round of its own here). */
+  /* The file's own communicator: alone none is needed (no collective
+   * has anything to do); else a duplicate (the communicator's cached one). */
   if (size == 1) f->comm = MPI_COMM_SELF;
-  else if (PMPI_Comm_idup(comm, &f->comm, &f->comm_req) != MPI_SUCCESS)
+  else if (dup_take(f, comm))
     code = mpisw_pfile_error(NULL, MPI_ERR_OTHER, OPEN, "cannot duplicate the communicator");
   /* Every rank opens at once (of racing creates the pool makes one file);
    * only an exclusive create goes first on rank 0, the others after it. */
@@ -211,8 +267,8 @@ int mpisw_pfile_close(MPI_File *fh) {
   if (prc != MPISW_POOL_OK) code = mpisw_pfile_pool_error(f, prc, R, &e);
   if (code == MPI_SUCCESS && f->drain) {
     /* the drain copies every rank's data: all of it in first */
-    if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
-    code = mpisw_pfile_agree(f, mpisw_pfile_comm(f), mpisw_pfile_drain(f, f->drain), R, NULL);
+    if (f->size > 1) PMPI_Barrier(f->comm);
+    code = mpisw_pfile_agree(f, f->comm, mpisw_pfile_drain(f, f->drain), R, NULL);
   }
   prc = mpisw_pool_close(f->pf, &e); /* the last rank's close frees the shared pointer */
   if (prc != MPISW_POOL_OK && code == MPI_SUCCESS) code = mpisw_pfile_pool_error(f, prc, R, &e);
@@ -225,7 +281,7 @@ int mpisw_pfile_close(MPI_File *fh) {
     if (prc != MPISW_POOL_OK && prc != MPISW_POOL_NOENT && prc != MPISW_POOL_BUSY &&
         code == MPI_SUCCESS)
       code = mpisw_pfile_pool_error(f, prc, R, &e);
-    if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
+    if (f->size > 1) PMPI_Barrier(f->comm);
   }
   mpisw_pfile_note_stats(f);
   mpisw_pfile_unregister(f);

@@ -15,7 +15,7 @@ static int on_rank0(struct mpisw_pfile *f, const char *routine, int prc,
                     const struct mpisw_error *e) {
   int code = f->rank == 0 && prc != MPISW_POOL_OK ? mpisw_pfile_pool_error(f, prc, routine, e)
                                                   : MPI_SUCCESS;
-  return f->size > 1 ? mpisw_pfile_agree(f, mpisw_pfile_comm(f), code, routine, NULL) : code;
+  return f->size > 1 ? mpisw_pfile_agree(f, f->comm, code, routine, NULL) : code;
 }
 
 int mpisw_pfile_File_get_size(MPI_File fh, MPI_Offset *size) {
@@ -36,7 +36,7 @@ static int sized(MPI_File fh, MPI_Offset size, int prealloc) {
   struct mpisw_error e = {0, ""};
   int prc = MPISW_POOL_OK;
   mpisw_pool_sync(f->pf, &e);
-  if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f)); /* earlier writes are in */
+  if (f->size > 1) PMPI_Barrier(f->comm); /* earlier writes are in */
   if (f->rank == 0)
     prc = prealloc ? mpisw_pool_preallocate(f->pf, (uint64_t)size, &e)
                    : mpisw_pool_set_size(f->pf, (uint64_t)size, &e);
@@ -59,7 +59,7 @@ int mpisw_pfile_File_get_amode(MPI_File fh, int *amode) {
 }
 
 int mpisw_pfile_File_get_group(MPI_File fh, MPI_Group *group) {
-  return PMPI_Comm_group(mpisw_pfile_comm(F(fh)), group);
+  return PMPI_Comm_group(F(fh)->comm, group);
 }
 
 int mpisw_pfile_File_get_atomicity(MPI_File fh, int *flag) {
@@ -71,7 +71,7 @@ int mpisw_pfile_File_set_atomicity(MPI_File fh, int flag) {
   struct mpisw_pfile *f = F(fh);
   struct mpisw_error e;
   mpisw_pool_sync(f->pf, &e);
-  if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
+  if (f->size > 1) PMPI_Barrier(f->comm);
   f->atomic = flag != 0;
   return MPI_SUCCESS;
 }
@@ -174,7 +174,7 @@ int mpisw_pfile_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   struct mpisw_pfile *f = F(fh);
   struct mpisw_error e = {0, ""};
   int prc = MPISW_POOL_OK, rc = MPI_SUCCESS;
-  if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f)); /* earlier shared accesses are done */
+  if (f->size > 1) PMPI_Barrier(f->comm); /* earlier shared accesses are done */
   if (f->rank == 0) {
     int64_t cur = 0, p = 0;
     prc = mpisw_pool_shared_ptr(f->pf, 0, &cur, &e);
@@ -243,9 +243,9 @@ int mpisw_pfile_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                                "MPI_DISPLACEMENT_CURRENT is for files opened MPI_MODE_SEQUENTIAL");
     struct mpisw_error e0;
     int64_t sp = 0;
-    if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f)); /* shared accesses before are done */
+    if (f->size > 1) PMPI_Barrier(f->comm); /* shared accesses before are done */
     if (f->rank == 0) mpisw_pool_shared_ptr(f->pf, 0, &sp, &e0);
-    if (f->size > 1) PMPI_Bcast(&sp, 1, MPI_INT64_T, 0, mpisw_pfile_comm(f));
+    if (f->size > 1) PMPI_Bcast(&sp, 1, MPI_INT64_T, 0, f->comm);
     disp = (MPI_Offset)mpisw_pfile_view_byte_offset(&f->view,
                                                      (uint64_t)sp * (uint64_t)f->view.etype_size);
   }
@@ -290,7 +290,7 @@ int mpisw_pfile_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   /* both pointers go to 0 */
   f->ptr = 0;
   int prc = MPISW_POOL_OK;
-  if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
+  if (f->size > 1) PMPI_Barrier(f->comm);
   if (f->rank == 0) prc = mpisw_pool_shared_ptr_set(f->pf, 0, &e);
   return on_rank0(f, R, prc, &e);
 }

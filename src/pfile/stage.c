@@ -31,7 +31,7 @@ static int *world_ranks(struct mpisw_pfile *f) {
   if (!w) return NULL;
   int me = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &me);
-  PMPI_Allgather(&me, 1, MPI_INT, w, 1, MPI_INT, mpisw_pfile_comm(f));
+  PMPI_Allgather(&me, 1, MPI_INT, w, 1, MPI_INT, f->comm);
   return w;
 }
 
@@ -72,7 +72,7 @@ int mpisw_pfile_stage_in(struct mpisw_pfile *f, const char *path) {
   close(fd);
   free(buf);
   free(world_of);
-  if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
+  if (f->size > 1) PMPI_Barrier(f->comm);
   return code;
 }
 
@@ -91,7 +91,7 @@ int mpisw_pfile_drain(struct mpisw_pfile *f, const char *path) {
     if (!made) made = -errno;
     if (fd >= 0) close(fd);
   }
-  if (f->size > 1) PMPI_Bcast(&made, 1, MPI_INT, 0, mpisw_pfile_comm(f));
+  if (f->size > 1) PMPI_Bcast(&made, 1, MPI_INT, 0, f->comm);
   if (made <= 0)
     return mpisw_pfile_error(f, MPI_ERR_ACCESS, R, "mpisw_drain=%s: %s", path, strerror(-made));
   fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -125,6 +125,6 @@ int mpisw_pfile_drain(struct mpisw_pfile *f, const char *path) {
   if (fd >= 0) close(fd);
   free(buf);
   free(world_of);
-  if (f->size > 1) PMPI_Barrier(mpisw_pfile_comm(f));
+  if (f->size > 1) PMPI_Barrier(f->comm);
   return code;
 }

@@ -1,7 +1,7 @@
 /* Shared file pointers of pooled files, one per collective open (MPI-4
  * 14.4.4): opens of one file by different communicators at once each move
  * their own; MPI_COMM_SELF opens per rank; MPI_MODE_APPEND; slots never
- * leak and running out is MPI_ERR_NO_SPACE. Linked with the static library
+ * leak and running out is MPI_ERR_NO_SPACE; the file's own communicator. Linked with the static library
  * to count the pool's slots (src/pool/pool.h). t_pfile_shptr MODE. */
 #include <stdint.h>
 #include <stdio.h>
@@ -280,6 +280,69 @@ static void exhaust(void) {
   free(fh);
 }
 
+/* The file's communicator (a duplicate kept on the program's communicator
+ * for its next open): two files open at once on one communicator, a third
+ * opened after the first closed, and a communicator the program frees
+ * while a file opened on it is still open; the collectives of each file
+ * (ordered writes, set_size) stay its own. */
+static void ordered_check(MPI_File fh, int seq, MPI_Offset at) {
+  int64_t r[2];
+  MPI_Status st;
+  record(r, seq);
+  CHECK_MPI(MPI_File_write_ordered(fh, r, REC, MPI_BYTE, &st));
+  MPI_Offset pos = -1;
+  CHECK_MPI(MPI_File_get_position_shared(fh, &pos));
+  CHECK(pos == at + (MPI_Offset)tl_size * REC, "seq %d: shared pointer %lld, wanted %lld", seq,
+        (long long)pos, (long long)(at + (MPI_Offset)tl_size * REC));
+}
+
+static void comms(void) {
+  MPI_File a, b, c, d;
+  int amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, "mem:/shptr-ca", amode, MPI_INFO_NULL, &a));
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, "mem:/shptr-cb", amode, MPI_INFO_NULL, &b));
+  for (int i = 0; i < 3; i++) { /* the two files' collectives interleaved */
+    ordered_check(a, i, (MPI_Offset)i * tl_size * REC);
+    ordered_check(b, 10 + i, (MPI_Offset)i * tl_size * REC);
+  }
+  CHECK_MPI(MPI_File_close(&a));
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, "mem:/shptr-cc", amode, MPI_INFO_NULL, &c));
+  ordered_check(c, 20, 0);
+  ordered_check(b, 13, (MPI_Offset)3 * tl_size * REC);
+  CHECK_MPI(MPI_File_set_size(c, 4096));
+  ordered_check(c, 21, (MPI_Offset)tl_size * REC);
+  CHECK_MPI(MPI_File_close(&b));
+  CHECK_MPI(MPI_File_close(&c));
+  /* a communicator freed while its file is open, then one freed after */
+  MPI_Comm dupw;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dupw));
+  CHECK_MPI(MPI_File_open(dupw, "mem:/shptr-cd", amode, MPI_INFO_NULL, &d));
+  CHECK_MPI(MPI_Comm_free(&dupw));
+  ordered_check(d, 30, 0);
+  CHECK_MPI(MPI_File_close(&d));
+  for (int k = 0; k < 50; k++) { /* communicators come and go: each open works */
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dupw));
+    CHECK_MPI(MPI_File_open(dupw, "mem:/shptr-cd", MPI_MODE_RDWR, MPI_INFO_NULL, &d));
+    ordered_check(d, 40 + k, 0);
+    CHECK_MPI(MPI_File_close(&d));
+    CHECK_MPI(MPI_Comm_free(&dupw));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int64_t *got = calloc((size_t)(4 * tl_size), REC);
+  read_records("mem:/shptr-cb", 0, 4 * tl_size, got);
+  for (int k = 0; k < 4 * tl_size; k++)
+    CHECK(got[2 * k] == k % tl_size && got[2 * k + 1] == 10 + k / tl_size,
+          "file b record %d: rank %lld seq %lld", k, (long long)got[2 * k],
+          (long long)got[2 * k + 1]);
+  free(got);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (tl_rank == 0) {
+    const char *names[] = {"mem:/shptr-ca", "mem:/shptr-cb", "mem:/shptr-cc", "mem:/shptr-cd"};
+    for (int i = 0; i < 4; i++) CHECK_MPI(MPI_File_delete(names[i], MPI_INFO_NULL));
+    tl_log("two files at once on one communicator, a freed communicator: collectives apart");
+  }
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -298,8 +361,10 @@ int main(int argc, char **argv) {
     leak(argc > 2 ? atoi(argv[2]) : 2000);
   } else if (!strcmp(mode, "exhaust")) {
     exhaust();
+  } else if (!strcmp(mode, "comms")) {
+    comms();
   } else {
-    tl_fail(__FILE__, __LINE__, "unknown mode '%s' (halves, self, append, leak, exhaust)", mode);
+    tl_fail(__FILE__, __LINE__, "unknown mode '%s' (halves, self, append, leak, exhaust, comms)", mode);
   }
   return tl_finish();
 }
