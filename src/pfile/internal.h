@@ -41,12 +41,25 @@ struct pfile_stats {
   long ops;
 };
 
+/* A duplicate of a communicator for the collectives of one open file at a
+ * time (open.c), kept on the user's communicator (an attribute) for its
+ * next open when cached. */
+struct pfile_dup {
+  MPI_Comm comm;
+  int cached;   /* an attribute of the user's communicator holds it */
+  int busy;     /* an open file uses it */
+  int orphan;   /* the user's communicator was freed while it was busy */
+};
+
 struct mpisw_pfile {
   uint64_t magic;                     /* PFILE_MAGIC while open */
   struct mpisw_pool_file *pf;
   char *name;                         /* its name in the pool */
   char *shown;                        /* the name the program gave (messages) */
-  MPI_Comm comm;                      /* a duplicate of the opening communicator */
+  /* the file's own communicator, for its collectives: MPI_COMM_SELF
+   * alone, else dup's duplicate of the opening communicator */
+  MPI_Comm comm;
+  struct pfile_dup *dup;
   int rank, size;
   int amode;
   int atomic;
@@ -85,6 +98,14 @@ int mpisw_pfile_pool_error(struct mpisw_pfile *f, int pool_rc, const char *routi
                            const struct mpisw_error *e);
 /* Raises code on f with its handler; returns code. */
 int mpisw_pfile_raise(struct mpisw_pfile *f, int code);
+
+/* ---- open.c ---- */
+/* Every rank of comm gets the result of the lowest-ranked rank whose code
+ * is not MPI_SUCCESS: its own code where it failed, else an error of the
+ * same class and message raised on f (NULL: on no file) for routine.
+ * *flag (may be NULL) is MAX-reduced along the way. */
+int mpisw_pfile_agree(struct mpisw_pfile *f, MPI_Comm comm, int code, const char *routine,
+                      int *flag);
 
 /* ---- module.c: a closed file's figures, for MPISW_REPORT ---- */
 void mpisw_pfile_note_stats(struct mpisw_pfile *f);

@@ -13,12 +13,9 @@
 /* rank 0's pool result, the same on every rank, raised as an error of routine. */
 static int on_rank0(struct mpisw_pfile *f, const char *routine, int prc,
                     const struct mpisw_error *e) {
-  struct mpisw_error mine = *e;
-  if (f->size > 1) {
-    PMPI_Bcast(&prc, 1, MPI_INT, 0, f->comm);
-    PMPI_Bcast(mine.msg, (int)sizeof mine.msg, MPI_CHAR, 0, f->comm);
-  }
-  return prc == MPISW_POOL_OK ? MPI_SUCCESS : mpisw_pfile_pool_error(f, prc, routine, &mine);
+  int code = f->rank == 0 && prc != MPISW_POOL_OK ? mpisw_pfile_pool_error(f, prc, routine, e)
+                                                  : MPI_SUCCESS;
+  return f->size > 1 ? mpisw_pfile_agree(f, f->comm, code, routine, NULL) : code;
 }
 
 int mpisw_pfile_File_get_size(MPI_File fh, MPI_Offset *size) {

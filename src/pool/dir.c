@@ -207,6 +207,7 @@ int mpisw_pool_close(struct mpisw_pool_file *f, struct mpisw_error *e) {
   if (mpisw_pool_need(f->name, e)) return MPISW_POOL_USAGE;
   pthread_mutex_lock(&P->mu);
   if (f->locked) mpisw_pool_rm_unlock(f->home_rank, f->rec + R_FLOCK);
+  if (f->shptr) mpisw_pool_shptr_drop(f->shptr - 1, 1); /* the last closer frees it */
   mpisw_pool_rm_publish();
   rm_fadd(f->home_rank, f->rec + R_OCOUNT, (uint64_t)-1);
   pthread_mutex_unlock(&P->mu);

@@ -30,6 +30,11 @@
 #define H_FREE 64    /* NFREE lists: {block size, head displacement} */
 #define NFREE 32
 #define HDR_SIZE 4096
+/* shared file pointers of collective opens (io.c): NSHP slots per rank of
+ * {processes of the open that have not closed it (0: free), the pointer} */
+#define H_SHP 1024
+#define SHP_SIZE 16
+#define NSHP ((HDR_SIZE - H_SHP) / SHP_SIZE)
 
 /* file record words */
 #define REC_SIZE 1280
@@ -41,7 +46,7 @@
 #define R_UNIT 40
 #define R_FACTOR 48
 #define R_FIRST 56
-#define R_SHPTR 64   /* shared file pointer */
+/* word 64 unused (shared file pointers are per open: H_SHP) */
 #define R_FLOCK 72   /* file lock: 0 or holder's world rank + 1 */
 #define R_CHAIN 80   /* lock of the names whose home is this slot */
 #define R_NAMELEN 88
@@ -138,6 +143,7 @@ struct mpisw_pool_file {
   int factor, first;
   uint64_t trunc_seen;
   int locked;               /* this process holds the file lock */
+  int shptr;                /* its open's shared pointer slot + 1; 0: none */
   struct pool_cache_entry *cache; /* block -> displacement on its owner */
   uint64_t cache_cap, cache_n;
 };
@@ -179,6 +185,9 @@ void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, 
 void mpisw_pool_cache_clear(struct mpisw_pool_file *f);
 /* The handle's cache is dropped when another process shrank the file. */
 void mpisw_pool_cache_check(struct mpisw_pool_file *f);
+
+/* ---- io.c: one user of shared pointer slot id gone (caller holds P->mu) */
+void mpisw_pool_shptr_drop(int id, int users);
 
 /* ---- module.c ---- */
 /* USAGE with the reason when there is no pool. */

@@ -178,18 +178,91 @@ int mpisw_pool_unlock(struct mpisw_pool_file *f, struct mpisw_error *e) {
   LEAVE(MPISW_POOL_OK);
 }
 
+/* ---- shared file pointers: one per collective open (MPI-4 14.4.4) ----
+ * Slot g is the g % NSHP-th of rank g / NSHP's header: a count of the
+ * open's processes that have not closed it (0: free) and the pointer. A
+ * taker claims a free slot with a compare-and-swap 0 -> users; each user
+ * drops one at close, and the last one's drop frees it: no collective. */
+static int shp_rank(int id) { return id / NSHP; }
+static uint64_t shp_disp(int id) { return H_SHP + (uint64_t)(id % NSHP) * SHP_SIZE; }
+static int shp_count(void) { return P->nranks * NSHP; }
+
+int mpisw_pool_shared_ptr_take(const char *name, int users, int64_t start, int *id,
+                               struct mpisw_error *e) {
+  static int cursor = -1; /* where the last take ended: the next free one is near */
+  *id = -1;
+  if (mpisw_pool_need(name, e)) return MPISW_POOL_USAGE;
+  if (users < 1 || start < 0) {
+    mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: shared pointer for %d processes at %lld", name,
+               users, (long long)start);
+    return MPISW_POOL_USAGE;
+  }
+  pthread_mutex_lock(&P->mu);
+  int n = shp_count(), from = cursor >= 0 ? cursor : P->rank * NSHP; /* own rank's first */
+  for (int k = 0; k < n; k++) {
+    int g = (from + k) % n;
+    if (rm_load(shp_rank(g), shp_disp(g)) != 0) continue;
+    if (rm_cas(shp_rank(g), shp_disp(g), 0, (uint64_t)users) != 0) continue;
+    rm_store(shp_rank(g), shp_disp(g) + 8, (uint64_t)start); /* nobody else knows g yet */
+    cursor = (g + 1) % n;
+    *id = g;
+    LEAVE(MPISW_POOL_OK);
+  }
+  pthread_mutex_unlock(&P->mu);
+  mpisw_fail(e, MPISW_K_NOSPACE,
+             "pooled file %s: no shared file pointer left: all %d (%d per rank) belong to "
+             "files open now (each collective open holds one until its last process closes "
+             "the file)",
+             name, n, NSHP);
+  return MPISW_POOL_NOSPACE;
+}
+
+void mpisw_pool_shptr_drop(int id, int users) {
+  if (id < 0 || id >= shp_count() || users < 1) return;
+  rm_fadd(shp_rank(id), shp_disp(id), (uint64_t)0 - (uint64_t)users);
+}
+
+void mpisw_pool_shared_ptr_release(int id, int users) {
+  if (!mpisw_pool_ready()) return;
+  pthread_mutex_lock(&P->mu);
+  mpisw_pool_shptr_drop(id, users);
+  pthread_mutex_unlock(&P->mu);
+}
+
+void mpisw_pool_shared_ptr_attach(struct mpisw_pool_file *f, int id) {
+  if (f && id >= 0) f->shptr = id + 1;
+}
+
+static int no_shptr(struct mpisw_pool_file *f, struct mpisw_error *e) {
+  mpisw_fail(e, MPISW_K_USAGE, "pooled file %s: this handle has no shared file pointer", f->name);
+  return MPISW_POOL_USAGE;
+}
+
 int mpisw_pool_shared_ptr(struct mpisw_pool_file *f, int64_t add, int64_t *before,
                           struct mpisw_error *e) {
   ENTER(f, e);
-  *before = (int64_t)(add ? rm_fadd(f->home_rank, f->rec + R_SHPTR, (uint64_t)add)
-                          : rm_load(f->home_rank, f->rec + R_SHPTR));
+  if (!f->shptr) LEAVE(no_shptr(f, e));
+  int r = shp_rank(f->shptr - 1);
+  uint64_t d = shp_disp(f->shptr - 1) + 8;
+  *before = (int64_t)(add ? rm_fadd(r, d, (uint64_t)add) : rm_load(r, d));
   LEAVE(MPISW_POOL_OK);
 }
 
 int mpisw_pool_shared_ptr_set(struct mpisw_pool_file *f, int64_t value, struct mpisw_error *e) {
   ENTER(f, e);
-  rm_store(f->home_rank, f->rec + R_SHPTR, (uint64_t)value);
+  if (!f->shptr) LEAVE(no_shptr(f, e));
+  rm_store(shp_rank(f->shptr - 1), shp_disp(f->shptr - 1) + 8, (uint64_t)value);
   LEAVE(MPISW_POOL_OK);
+}
+
+void mpisw_pool_shared_ptrs(uint64_t *in_use, uint64_t *capacity) {
+  *in_use = *capacity = 0;
+  if (!mpisw_pool_ready()) return;
+  pthread_mutex_lock(&P->mu);
+  int n = shp_count();
+  for (int g = 0; g < n; g++) *in_use += rm_load(shp_rank(g), shp_disp(g)) != 0;
+  *capacity = (uint64_t)n;
+  pthread_mutex_unlock(&P->mu);
 }
 
 int mpisw_pool_owner(struct mpisw_pool_file *f, uint64_t off, int *world_rank, uint64_t *run) {

@@ -88,11 +88,25 @@ int mpisw_pool_sync(struct mpisw_pool_file *f, struct mpisw_error *e);
 int mpisw_pool_lock(struct mpisw_pool_file *f, struct mpisw_error *e);
 int mpisw_pool_unlock(struct mpisw_pool_file *f, struct mpisw_error *e);
 
-/* Fetch-and-add on the file's shared file pointer (add 0 reads it);
- * *before is the value before the add. */
+/* Shared file pointers: one per collective open (MPI-4 14.4.4), not per
+ * file, so opens of one file by different communicators move their own.
+ * One process of the open takes a slot for the open's users processes,
+ * starting at start, and sends its id to the others (NOSPACE when every
+ * slot belongs to an open file: NSHP per rank of MPI_COMM_WORLD); each
+ * attaches it to its handle, and mpisw_pool_close of an attached handle
+ * drops one user: the last one frees the slot (no collective). release
+ * drops users that never attached (an open that failed). */
+int mpisw_pool_shared_ptr_take(const char *name, int users, int64_t start, int *id,
+                               struct mpisw_error *e);
+void mpisw_pool_shared_ptr_attach(struct mpisw_pool_file *f, int id);
+void mpisw_pool_shared_ptr_release(int id, int users);
+/* Fetch-and-add on the handle's shared file pointer (add 0 reads it);
+ * *before is the value before the add. USAGE without an attached slot. */
 int mpisw_pool_shared_ptr(struct mpisw_pool_file *f, int64_t add, int64_t *before,
                           struct mpisw_error *e);
 int mpisw_pool_shared_ptr_set(struct mpisw_pool_file *f, int64_t value, struct mpisw_error *e);
+/* Slots in use now and their number (a snapshot, for tests and reports). */
+void mpisw_pool_shared_ptrs(uint64_t *in_use, uint64_t *capacity);
 
 /* Which rank of MPI_COMM_WORLD holds byte off, and how many bytes from off
  * stay on that rank (to the end of its block; UINT64_MAX with one stripe).

@@ -27,6 +27,9 @@ int mpisw_info_get(MPI_Info info, const char *key, char *value, int len);
  * rank gets the lowest failing rank's error in *e ("rank N: ...") and -1.
  * *flag (may be NULL) is MAX-reduced along the way. */
 int mpisw_agree(MPI_Comm comm, int failed, struct mpisw_error *e, int *flag);
+/* The same carrying an MPI error class too: *cls (may be NULL) of the
+ * lowest failing rank on every rank (pooled files' agreements). */
+int mpisw_agree_class(MPI_Comm comm, int failed, struct mpisw_error *e, int *cls, int *flag);
 /* 1 when any rank of comm passes failed != 0 (all ranks call it). */
 int mpisw_any(MPI_Comm comm, int failed);
 /* 1 when every rank of comm is on one shared-memory node, as the MPI sees it

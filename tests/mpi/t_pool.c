@@ -363,9 +363,22 @@ static void busy(void) {
   IS(mpisw_pool_open("busy", 0, 0, NULL, &f, &e), MPISW_POOL_NOENT);
 }
 
+/* A shared pointer for every rank of MPI_COMM_WORLD, as a collective open
+ * takes one: rank 0 takes the slot, every rank attaches it. */
+static void attach_shared_ptr(struct mpisw_pool_file *f) {
+  int id = -1;
+  if (tl_rank == 0) OK(mpisw_pool_shared_ptr_take("t_pool", tl_size, 0, &id, &e));
+  MPI_Bcast(&id, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  mpisw_pool_shared_ptr_attach(f, id);
+}
+
 /* Shared pointer: every rank adds 1 n times; every value seen once. */
 static void shptr(int n) {
   struct mpisw_pool_file *f = must_open("shptr", 1, 0, 0, 0);
+  int64_t none;
+  IS(mpisw_pool_shared_ptr(f, 0, &none, &e), MPISW_POOL_USAGE); /* no open's pointer yet */
+  CHECK(strstr(e.msg, "no shared file pointer"), "message: %s", e.msg);
+  attach_shared_ptr(f);
   MPI_Barrier(MPI_COMM_WORLD);
   int64_t *mine = malloc(sizeof(int64_t) * (size_t)n);
   double t0 = MPI_Wtime();
@@ -492,6 +505,7 @@ static void *thread_body(void *arg) {
 
 static void threads(void) {
   tfile = must_open("threads", 1, 0, 65536, 0);
+  attach_shared_ptr(tfile);
   MPI_Barrier(MPI_COMM_WORLD);
   pthread_t th[NTHREADS];
   for (int t = 0; t < NTHREADS; t++) pthread_create(&th[t], NULL, thread_body, (void *)(intptr_t)t);
