@@ -6,8 +6,12 @@
  * lock (header word H_ALOCK): bump pointer, then free lists by block size.
  * Blocks never move while their file lives, so each handle caches where
  * its blocks are, and drops the cache when another process shrinks the
- * file (record word R_TRUNC). Freed blocks are zeroed (their pages given
- * back where possible), so a reused block reads as a hole. */
+ * file (record word R_TRUNC). A reused block reads as a hole: a memory
+ * pool zeroes blocks when they are freed (MADV_REMOVE gives their pages
+ * back), a storage pool when they are reused, and the free lists are linked
+ * outside the blocks, so deleting a file on storage touches none of its
+ * data (on the pager that was a read of every block from the device and a
+ * write back of it). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +30,9 @@ int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block) {
 }
 
 static uint64_t entry_disp(uint64_t i) { return P->idx_off + i * IDX_ENTRY; }
+
+/* The free-list word of the block at displacement disp. */
+static uint64_t link_disp(uint64_t disp) { return P->link_off + disp / POOL_PAGE * 8; }
 
 /* Slot of (uid, block) in owner's index: 1 found (*slot, *disp), 0 not
  * there (*slot: the first reusable slot on the way, or UINT64_MAX when the
@@ -69,8 +76,11 @@ static int heap_alloc(int owner, uint64_t bsize, uint64_t *disp) {
     if (sz != bsize) continue;
     uint64_t head = rm_load(owner, list + 8);
     if (!head) break;
-    rm_store(owner, list + 8, rm_load(owner, head));
-    rm_store(owner, head, 0); /* the block is zero again */
+    rm_store(owner, list + 8, rm_load(owner, link_disp(head)));
+    if (P->storage && mpisw_pool_rm_zero(owner, head, bsize)) { /* lost: rare, MPI failed */
+      rm_store(owner, list + 8, head);
+      return -1;
+    }
     *disp = head;
     goto used;
   }
@@ -85,13 +95,13 @@ used:;
 }
 
 static void heap_free(int owner, uint64_t disp, uint64_t bsize) {
-  mpisw_pool_rm_zero(owner, disp, bsize);
+  if (!P->storage) mpisw_pool_rm_zero(owner, disp, bsize);
   for (int k = 0; k < NFREE; k++) {
     uint64_t list = H_FREE + 16 * (uint64_t)k;
     uint64_t sz = rm_load(owner, list);
     if (sz == 0) rm_store(owner, list, sz = bsize);
     if (sz != bsize) continue;
-    rm_store(owner, disp, rm_load(owner, list + 8));
+    rm_store(owner, link_disp(disp), rm_load(owner, list + 8));
     rm_store(owner, list + 8, disp);
     rm_fadd(owner, H_USED, (uint64_t)0 - bsize);
     return;

@@ -55,7 +55,8 @@ static void layout(uint64_t size) {
   uint64_t want = size / 8192; /* room for every block down to 8 KiB units, twice */
   P->idx_cap = 1024;
   while (P->idx_cap < want) P->idx_cap *= 2;
-  P->heap_off = P->idx_off + P->idx_cap * IDX_ENTRY;
+  P->link_off = P->idx_off + P->idx_cap * IDX_ENTRY;
+  P->heap_off = P->link_off + (size / POOL_PAGE * 8 + POOL_PAGE - 1) / POOL_PAGE * POOL_PAGE;
 }
 
 /* MPISW_POOL_HINTS in MPISW_HINTS's syntax (the same parser), every key one
@@ -70,11 +71,11 @@ static int note_unknown(const char *key, void *arg) {
   return 0;
 }
 
-static int check_hints(const char *text, int *storage, struct mpisw_error *e) {
+static int check_hints(const char *text, int *storage, int *pager, struct mpisw_error *e) {
   struct mpisw_hints h;
   struct unknown u = {{0}};
   mpisw_hints_init(&h);
-  *storage = 0;
+  *storage = *pager = 0;
   if (!text) return 0;
   if (mpisw_hints_parse_env(&h, text, note_unknown, &u, e)) {
     char inner[MPISW_MSG_MAX];
@@ -98,6 +99,7 @@ static int check_hints(const char *text, int *storage, struct mpisw_error *e) {
                       "takes a directory (its file has no name and starts empty)",
                       h.filename);
   *storage = h.storage;
+  *pager = h.storage && h.backend == MPISW_BACKEND_PAGER;
   return 0;
 }
 
@@ -190,6 +192,49 @@ static int storage_segments(uint64_t size, const char *text, char **node_seg,
   return 0;
 }
 
+/* Storage on the pager (storage_backend=pager, docs/PAGER.md): its memory
+ * is this process's own (anonymous, filled through userfaultfd), which no
+ * other process can map, and a node-shared window would silently fall back
+ * to mmap (the page cache, throttled out of core). So every rank places its
+ * segment as a private storage window over MPI_COMM_WORLD and the pool takes
+ * the rma path on that window: this rank's segment by memcpy, the others'
+ * by the MPI's RMA (MPICH's MPI_Win_create path is shared-memory fast on
+ * one node). */
+static int pager_segment(uint64_t size, const char *text, char **mine,
+                         struct mpisw_error *e) {
+  /* The metadata (header, directory, block index, free-list links:
+   * [0, heap_off), 0.7% of the segment) is the window's memory part, only the heap goes to the
+   * pager. On the pager it was evicted like any block (the pager's order is
+   * first in, first out), and each fault back of an index block looked like
+   * a sequential stream to the pager, whose read-ahead then read back 16
+   * data blocks already written out: 3x the device traffic of the data. */
+  char hints[4096];
+  snprintf(hints, sizeof hints, "storage_alloc_discard=true;storage_alloc_factor=%.17g;%s",
+           (double)(size - P->heap_off) / (double)size, text ? text : "");
+  pthread_mutex_lock(&mpisw_lock);
+  struct mpisw_stats before = mpisw_stats;
+  pthread_mutex_unlock(&mpisw_lock);
+  void *base = NULL;
+  mpisw_env_hints_replace(hints);
+  int rc = mpisw_win_allocate("MPI_Init, the pool", (MPI_Aint)size, 1, MPI_INFO_NULL,
+                              MPI_COMM_WORLD, &base, &P->shm, 0);
+  mpisw_env_hints_restore();
+  pthread_mutex_lock(&mpisw_lock);
+  mpisw_stats = before; /* MPISW_REPORT's figures stay the program's */
+  pthread_mutex_unlock(&mpisw_lock);
+  if (rc != MPI_SUCCESS) {
+    char s[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    PMPI_Error_string(rc, s, &n);
+    P->shm = MPI_WIN_NULL;
+    return mpisw_fail(e, MPISW_K_IO, "the pool's window on the pager (%llu bytes per rank): %s",
+                      (unsigned long long)size, s);
+  }
+  PMPI_Win_set_errhandler(P->shm, MPI_ERRORS_RETURN);
+  *mine = base;
+  return 0;
+}
+
 static void release_segments(void) {
   if (P->shm != MPI_WIN_NULL) {
     pthread_mutex_lock(&mpisw_lock);
@@ -215,8 +260,8 @@ static void after_init(void) {
                                 ? mpisw_cfg_size(MPISW_CFG_POOL_SIZE)
                                 : mpisw_pool_default_size();
   const char *text = mpisw_cfg_text(MPISW_CFG_POOL_HINTS);
-  int storage = 0;
-  int failed = check_hints(text, &storage, &e) != 0;
+  int storage = 0, pager = 0;
+  int failed = check_hints(text, &storage, &pager, &e) != 0;
   /* One size for all (the smallest), one verdict on the hints. */
   unsigned long long least = size;
   PMPI_Allreduce(&size, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
@@ -269,6 +314,7 @@ static void after_init(void) {
   char **node_seg = calloc((size_t)nnode, sizeof *node_seg);
   failed = !P->seg || !node_seg;
   if (failed) mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the pool's segment table");
+  else if (pager) failed = pager_segment(least, text, &node_seg[nrank], &e) != 0;
   else if (storage) failed = storage_segments(least, text, node_seg, &e) != 0;
   else failed = memory_segments(least, nrank, nnode, node_seg, &e) != 0;
   if (mpisw_agree(MPI_COMM_WORLD, failed, &e, NULL)) {
@@ -288,10 +334,13 @@ static void after_init(void) {
   P->rank = rank;
   P->nranks = nranks;
   P->storage = storage;
-  P->rma = nnode < nranks;
+  P->rma = nnode < nranks || pager;
   if (P->rma) {
-    int rc = mpisw_next.Win_create(base, (MPI_Aint)least, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
-                               &P->world);
+    int rc = MPI_SUCCESS;
+    if (pager) P->world = P->shm; /* already over MPI_COMM_WORLD */
+    else
+      rc = mpisw_next.Win_create(base, (MPI_Aint)least, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &P->world);
     if (rc != MPI_SUCCESS) { /* collective: every rank fails alike */
       char s[MPI_MAX_ERROR_STRING];
       int n = 0;
@@ -321,7 +370,8 @@ static void before_finalize(void) {
   pthread_mutex_unlock(&P->mu);
   if (P->rma) {
     mpisw_next.Win_unlock_all(P->world);
-    mpisw_next.Win_free(&P->world);
+    if (P->world != P->shm) mpisw_next.Win_free(&P->world);
+    P->world = MPI_WIN_NULL;
   }
   release_segments();
   PMPI_Comm_free(&P->node);
