@@ -147,14 +147,29 @@ static int memory_segments(uint64_t size, int nrank, int nnode, char **node_seg,
   return 0;
 }
 
-/* Storage: the window module's own shared window (rank 0 of the node makes
- * the file, every process maps the whole node range), with the pool's
- * hints instead of MPISW_HINTS. */
-static int storage_segments(uint64_t size, const char *text, char **node_seg,
-                            struct mpisw_error *e) {
-  char hints[4096];
-  snprintf(hints, sizeof hints, "storage_alloc_discard=true;%s", text ? text : "");
-  void *base = NULL;
+/* The pool's storage window, with the pool's hints instead of MPISW_HINTS:
+ * the window module's own shared window over the node (rank 0 of the node
+ * makes the file, every process maps the whole node range), or with the
+ * pager (storage_backend=pager, docs/PAGER.md) a private window over
+ * MPI_COMM_WORLD. The pager's memory is this process's own (anonymous,
+ * filled through userfaultfd), which no other process can map, and a
+ * node-shared window would silently fall back to mmap (the page cache,
+ * throttled out of core); the pool then takes the rma path on that window:
+ * this rank's segment by memcpy, the others' by the MPI's RMA (MPICH's
+ * MPI_Win_create path is shared-memory fast on one node).
+ * On the pager the metadata (header, directory, block index, free-list
+ * links: [0, heap_off), 0.7% of the segment) is the window's memory part and
+ * only the heap is paged: as a paged block it was evicted like any other
+ * (the pager's order is first in, first out), and each fault back of an
+ * index block looked like a sequential stream to the pager, whose read-ahead
+ * then read back 16 data blocks already written out. */
+static int pool_window(int pager, uint64_t size, const char *text, void **base,
+                       struct mpisw_error *e) {
+  char hints[4096], factor[64] = "";
+  if (pager)
+    snprintf(factor, sizeof factor, "storage_alloc_factor=%.17g;",
+             (double)(size - P->heap_off) / (double)size);
+  snprintf(hints, sizeof hints, "storage_alloc_discard=true;%s%s", factor, text ? text : "");
   /* The pool is not the program's window: MPISW_REPORT's figures stay the
    * program's. */
   pthread_mutex_lock(&mpisw_lock);
@@ -164,8 +179,10 @@ static int storage_segments(uint64_t size, const char *text, char **node_seg,
   PMPI_Info_create(&info);
   PMPI_Info_set(info, "alloc_shared_noncontig", "true"); /* segments on pages */
   mpisw_env_hints_replace(hints);
-  int rc = mpisw_win_allocate_shared("MPI_Init, the pool", (MPI_Aint)size, 1, info, P->node,
-                                     &base, &P->shm, 0);
+  int rc = pager ? mpisw_win_allocate("MPI_Init, the pool", (MPI_Aint)size, 1, MPI_INFO_NULL,
+                                      MPI_COMM_WORLD, base, &P->shm, 0)
+                 : mpisw_win_allocate_shared("MPI_Init, the pool", (MPI_Aint)size, 1, info,
+                                             P->node, base, &P->shm, 0);
   mpisw_env_hints_restore();
   PMPI_Info_free(&info);
   pthread_mutex_lock(&mpisw_lock);
@@ -176,10 +193,23 @@ static int storage_segments(uint64_t size, const char *text, char **node_seg,
     int n = 0;
     PMPI_Error_string(rc, s, &n);
     P->shm = MPI_WIN_NULL;
-    return mpisw_fail(e, MPISW_K_IO, "the pool's window (%llu bytes per rank): %s",
-                      (unsigned long long)size, s);
+    return mpisw_fail(e, MPISW_K_IO, "the pool's window%s (%llu bytes per rank): %s",
+                      pager ? " on the pager" : "", (unsigned long long)size, s);
   }
   PMPI_Win_set_errhandler(P->shm, MPI_ERRORS_RETURN);
+  return 0;
+}
+
+/* Storage: every segment of the node, from the shared window; with the
+ * pager only this rank's (the others' stay NULL: reached by RMA). */
+static int storage_segments(int pager, uint64_t size, const char *text, int nrank,
+                            char **node_seg, struct mpisw_error *e) {
+  void *base = NULL;
+  if (pool_window(pager, size, text, &base, e)) return -1;
+  if (pager) {
+    node_seg[nrank] = base;
+    return 0;
+  }
   int nnode;
   PMPI_Comm_size(P->node, &nnode);
   for (int q = 0; q < nnode; q++) {
@@ -189,49 +219,6 @@ static int storage_segments(uint64_t size, const char *text, char **node_seg,
     mpisw_win_shared_query(P->shm, q, &sz, &du, &ptr, &handled);
     node_seg[q] = ptr;
   }
-  return 0;
-}
-
-/* Storage on the pager (storage_backend=pager, docs/PAGER.md): its memory
- * is this process's own (anonymous, filled through userfaultfd), which no
- * other process can map, and a node-shared window would silently fall back
- * to mmap (the page cache, throttled out of core). So every rank places its
- * segment as a private storage window over MPI_COMM_WORLD and the pool takes
- * the rma path on that window: this rank's segment by memcpy, the others'
- * by the MPI's RMA (MPICH's MPI_Win_create path is shared-memory fast on
- * one node). */
-static int pager_segment(uint64_t size, const char *text, char **mine,
-                         struct mpisw_error *e) {
-  /* The metadata (header, directory, block index, free-list links:
-   * [0, heap_off), 0.7% of the segment) is the window's memory part, only the heap goes to the
-   * pager. On the pager it was evicted like any block (the pager's order is
-   * first in, first out), and each fault back of an index block looked like
-   * a sequential stream to the pager, whose read-ahead then read back 16
-   * data blocks already written out: 3x the device traffic of the data. */
-  char hints[4096];
-  snprintf(hints, sizeof hints, "storage_alloc_discard=true;storage_alloc_factor=%.17g;%s",
-           (double)(size - P->heap_off) / (double)size, text ? text : "");
-  pthread_mutex_lock(&mpisw_lock);
-  struct mpisw_stats before = mpisw_stats;
-  pthread_mutex_unlock(&mpisw_lock);
-  void *base = NULL;
-  mpisw_env_hints_replace(hints);
-  int rc = mpisw_win_allocate("MPI_Init, the pool", (MPI_Aint)size, 1, MPI_INFO_NULL,
-                              MPI_COMM_WORLD, &base, &P->shm, 0);
-  mpisw_env_hints_restore();
-  pthread_mutex_lock(&mpisw_lock);
-  mpisw_stats = before; /* MPISW_REPORT's figures stay the program's */
-  pthread_mutex_unlock(&mpisw_lock);
-  if (rc != MPI_SUCCESS) {
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    PMPI_Error_string(rc, s, &n);
-    P->shm = MPI_WIN_NULL;
-    return mpisw_fail(e, MPISW_K_IO, "the pool's window on the pager (%llu bytes per rank): %s",
-                      (unsigned long long)size, s);
-  }
-  PMPI_Win_set_errhandler(P->shm, MPI_ERRORS_RETURN);
-  *mine = base;
   return 0;
 }
 
@@ -314,8 +301,7 @@ static void after_init(void) {
   char **node_seg = calloc((size_t)nnode, sizeof *node_seg);
   failed = !P->seg || !node_seg;
   if (failed) mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the pool's segment table");
-  else if (pager) failed = pager_segment(least, text, &node_seg[nrank], &e) != 0;
-  else if (storage) failed = storage_segments(least, text, node_seg, &e) != 0;
+  else if (storage) failed = storage_segments(pager, least, text, nrank, node_seg, &e) != 0;
   else failed = memory_segments(least, nrank, nnode, node_seg, &e) != 0;
   if (mpisw_agree(MPI_COMM_WORLD, failed, &e, NULL)) {
     if (!failed) release_segments();
