@@ -84,6 +84,13 @@ def steps(suite):
 
 # ---- ratios
 
+def _mine(rec):
+    """A record (or a summary entry's fields) of this suite's targets: other
+    suites run pio_bench too (suite_pio_spill.py), with their own."""
+    fields = rec.get("fields", rec)
+    return rec.get("bench") == "pio" and fields.get("target") in TARGET_NAMES
+
+
 def _cells(runs, metric, **match):
     """{(rep, round): value} of the pio records whose fields match."""
     d = {}
@@ -169,7 +176,8 @@ def _targets_in(summary):
 
 
 def plot(suite, summary, runs, out, stamp, plt):
-    if not any(r.get("bench") == "pio" for r in runs):
+    summary, runs = [x for x in summary if _mine(x)], [r for r in runs if _mine(r)]
+    if not runs:
         return {}
     pngs = {}
     colors = {SHM: "tab:blue", TMP: "tab:orange", POOLED: "tab:green", AA: "tab:gray"}
@@ -228,10 +236,10 @@ def plot(suite, summary, runs, out, stamp, plt):
 # ---- README
 
 def readme(doc):
-    summ = [x for x in doc.get("summary", []) if x.get("bench") == "pio"
+    summ = [x for x in doc.get("summary", []) if _mine(x)
             and x["fields"].get("phase") != "probe"]
-    runs = doc.get("runs", [])
-    if not summ and not any(r.get("bench") == "pio" for r in runs):
+    runs = [r for r in doc.get("runs", []) if _mine(r)]
+    if not summ and not runs:
         return []
     cores = next((r.get("cores") for r in runs if r.get("bench") == "pio"), None)
     s = ["### MPI-IO, IOR-style (pio)", "",
