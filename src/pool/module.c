@@ -249,6 +249,17 @@ static void after_init(void) {
   const char *text = mpisw_cfg_text(MPISW_CFG_POOL_HINTS);
   int storage = 0, pager = 0;
   int failed = check_hints(text, &storage, &pager, &e) != 0;
+#ifdef OPEN_MPI
+  /* Open MPI 4.1's osc/ucx hangs in the pool's atomics on MPI_Win_create
+   * memory of one node (seen: a rank's MPI_Fetch_and_op to a peer spinning
+   * in the peer's lock word never returns); the pager needs that path. There
+   * the pool stays on the node's shared window, whose pager falls back to
+   * mmap, as before. */
+  if (pager && rank == 0 && mpisw_cfg_bool(MPISW_CFG_PAGER_DEBUG))
+    fprintf(stderr, "mpisw: the pool's storage_backend=pager is not used with Open MPI "
+                    "(osc/ucx hangs in its atomics on one node): mmap\n");
+  pager = 0;
+#endif
   /* One size for all (the smallest), one verdict on the hints. */
   unsigned long long least = size;
   PMPI_Allreduce(&size, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
