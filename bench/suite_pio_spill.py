@@ -22,7 +22,7 @@ fio on the same file system, in the same run: sequential write of 1 GiB in
 psync (one request at a time)."""
 
 from harness.api import (GiB, MiB, Step, by_rep, fio_steps, fmt_stat, human_bytes,
-                         legend_outside, md_table, ratio_stats, save_png, stats)
+                         legend_outside, load_note, md_table, ratio_stats, save_png, stats)
 
 SUITES = {"pio_spill": "pooled files on a pager-backed storage pool larger than memory "
                        "(2 x 1 GiB pool, 1.5 GiB file, 384 MiB cgroup, pager 128 MiB/rank): "
@@ -153,16 +153,9 @@ def readme(doc):
         s.append("  ```sh\n  " + cmd + "\n  ```")
     if cmds:
         s.append("")
-    load = stats([r.get("load1") for r in runs if r.get("bench") == "pio"
-                  and isinstance(r.get("load1"), (int, float)) and r["load1"] >= 0])
-    cores = next((r.get("cores") for r in runs if r.get("bench") == "pio"), None)
+    load = load_note([r for r in runs if r.get("target") == TARGET], "pio_bench")
     if load:
-        s.append(f"Load average (1 min) while pio_bench printed its records: median "
-                 f"{load['median']:.1f}, {load['min']:.1f}–{load['max']:.1f}"
-                 + (f" on {cores} cores" if cores else "")
-                 + " (the machine is shared: above the core count the programs waited for "
-                   "the cores).")
-        s.append("")
+        s += [load, ""]
     rows = []
     for name, d in [(FIO_WHAT[t], _fio(runs, t)) for t in FIO_TESTS] + \
             [(f"pooled spill {p}", _spill(runs, p)) for p in ("write", "read")]:
