@@ -117,8 +117,8 @@ def plot(suite, summary, runs, out, stamp, plt):
                                                   [(s["max"] - s["median"]) / 1e9]],
                     fmt="none", color="black", capsize=4)
     ax.set_xticks(range(len(bars)))
-    ax.set_xticklabels([n.replace(" write", "\nwrite").replace(" read", "\nread")
-                        for n, _ in bars], fontsize=8)
+    ax.set_xticklabels([n.replace("fio ", "fio\n").replace(" write", "\nwrite")
+                        .replace(" read", "\nread") for n, _ in bars], fontsize=8)
     ax.set_ylabel("GB/s (median; bars: min–max over reps)")
     ax.grid(alpha=0.3, axis="y")
     legend_outside(ax)
