@@ -20,7 +20,7 @@ MPICH's busy polling makes a collective open cost timeslices there)."""
 import os
 
 from harness.api import (MiB, Step, fio_steps, fmt_stat, human_bytes, legend_outside,
-                         md_table, median_and_spread, save_png, stats)
+                         load_note, md_table, median_and_spread, save_png, stats)
 
 SUITES = {"pio": "MPI-IO, IOR-style (pio_bench): open/close vs ranks, write/read GB/s of "
                  "16 KiB, 100000 B, 1 MiB, 10 MiB transfers, seq/random, shared/fpp, 1/2/4 "
@@ -83,6 +83,13 @@ def steps(suite):
 
 
 # ---- ratios
+
+def _mine(rec):
+    """A record (or a summary entry's fields) of this suite's targets: other
+    suites run pio_bench too (suite_pio_spill.py), with their own."""
+    fields = rec.get("fields", rec)
+    return rec.get("bench") == "pio" and fields.get("target") in TARGET_NAMES
+
 
 def _cells(runs, metric, **match):
     """{(rep, round): value} of the pio records whose fields match."""
@@ -168,8 +175,21 @@ def _targets_in(summary):
     return [t for t in order if t in have]
 
 
+def _lines(ax, summary, metric, targets, colors, field, styles, **match):
+    """One line per target and value of field (styles: (value, matplotlib
+    fmt)), medians with min–max bars, of the A/B records that match."""
+    for t in targets:
+        for value, style in styles:
+            xs, pts = _series(summary, metric, target=t, pair="A/B", **{field: value}, **match)
+            if xs:
+                ys, err = median_and_spread(pts)
+                ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, color=colors[t],
+                            label=f"{TARGET_NAMES[t]}, {value}")
+
+
 def plot(suite, summary, runs, out, stamp, plt):
-    if not any(r.get("bench") == "pio" for r in runs):
+    summary, runs = [x for x in summary if _mine(x)], [r for r in runs if _mine(r)]
+    if not runs:
         return {}
     pngs = {}
     colors = {SHM: "tab:blue", TMP: "tab:orange", POOLED: "tab:green", AA: "tab:gray"}
@@ -180,14 +200,8 @@ def plot(suite, summary, runs, out, stamp, plt):
     for i, phase in enumerate(("write", "read")):
         for j, layout in enumerate(("shared", "fpp")):
             ax = axes[i][j]
-            for t in targets:
-                for order, style in (("seq", "-o"), ("random", "--s")):
-                    xs, pts = _series(summary, "GBps", target=t, pair="A/B", phase=phase,
-                                      layout=layout, order=order, ranks=ranks)
-                    if xs:
-                        ys, err = median_and_spread(pts)
-                        ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, color=colors[t],
-                                    label=f"{TARGET_NAMES[t]}, {order}")
+            _lines(ax, summary, "GBps", targets, colors, "order",
+                   (("seq", "-o"), ("random", "--s")), phase=phase, layout=layout, ranks=ranks)
             ax.set_xscale("log")
             ax.set_xticks(XFERS)
             ax.set_xticklabels([human_bytes(x) if x % 1024 == 0 else f"{x:,} B" for x in XFERS])
@@ -204,14 +218,8 @@ def plot(suite, summary, runs, out, stamp, plt):
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), sharey=True)
     for ax, phase in zip(axes, ("open", "close", "open_close")):
-        for t in targets:
-            for layout, style in (("shared", "-o"), ("fpp", "--s")):
-                xs, pts = _series(summary, "usec", target=t, pair="A/B", phase=phase,
-                                  layout=layout)
-                if xs:
-                    ys, err = median_and_spread(pts)
-                    ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, color=colors[t],
-                                label=f"{TARGET_NAMES[t]}, {layout}")
+        _lines(ax, summary, "usec", targets, colors, "layout",
+               (("shared", "-o"), ("fpp", "--s")), phase=phase)
         ax.set_yscale("log")
         ax.set_xticks(RANKS)
         ax.set_xlabel("ranks")
@@ -228,10 +236,10 @@ def plot(suite, summary, runs, out, stamp, plt):
 # ---- README
 
 def readme(doc):
-    summ = [x for x in doc.get("summary", []) if x.get("bench") == "pio"
+    summ = [x for x in doc.get("summary", []) if _mine(x)
             and x["fields"].get("phase") != "probe"]
-    runs = doc.get("runs", [])
-    if not summ and not any(r.get("bench") == "pio" for r in runs):
+    runs = [r for r in doc.get("runs", []) if _mine(r)]
+    if not summ and not runs:
         return []
     cores = next((r.get("cores") for r in runs if r.get("bench") == "pio"), None)
     s = ["### MPI-IO, IOR-style (pio)", "",
@@ -250,15 +258,9 @@ def readme(doc):
          + (f" This machine has {cores} cores: at more ranks than cores MPICH's busy "
             f"polling makes every barrier and collective open cost scheduler timeslices."
             if cores else ""), ""]
-    load = stats([r.get("load1") for r in runs if r.get("bench") == "pio"
-                  and isinstance(r.get("load1"), (int, float)) and r["load1"] >= 0])
+    load = load_note(runs, "pio_bench")
     if load:
-        s.append(f"Load average (1 min) while pio_bench printed its records: median "
-                 f"{load['median']:.1f}, {load['min']:.1f}–{load['max']:.1f}"
-                 + (f" on {cores} cores" if cores else "")
-                 + ": above the core count the programs shared the cores with others, "
-                   "which the min–max spreads show.")
-        s.append("")
+        s += [load, ""]
     st = pooled_status(runs)
     s.append(f"**{st}**" if st else "Pooled files: measured (target `pooled`).")
     s.append("")

@@ -36,7 +36,7 @@ runs: every JSON record of the run (the program's fields, plus "rep",
 """
 
 from .fio import fio_steps
-from .fmt import KiB, MiB, GiB, fmt_num, fmt_stat, human_bytes, md_table
+from .fmt import KiB, MiB, GiB, fmt_num, fmt_stat, human_bytes, load_note, md_table
 from .plots import legend_outside, median_and_spread, save_png
 from .stats import by_rep, ratio_stats, ratio_values, stats
 from .step import Step
@@ -48,7 +48,7 @@ __all__ = [
     # statistics over reps
     "stats", "by_rep", "ratio_values", "ratio_stats",
     # text
-    "KiB", "MiB", "GiB", "human_bytes", "fmt_num", "fmt_stat", "md_table",
+    "KiB", "MiB", "GiB", "human_bytes", "fmt_num", "fmt_stat", "md_table", "load_note",
     # plots
     "save_png", "legend_outside", "median_and_spread",
 ]

@@ -123,6 +123,8 @@ def main(argv=None):
             else:
                 exe = program_path(a.build, s.bench)
                 shown = launcher.shown(launcher.command(exe, s.args, s.ranks))
+                if s.env:
+                    shown = f"{s.shown_env()} {shown}"
                 if s.memlimit:
                     shown = f"[memory cgroup, limit {s.memlimit} bytes] {shown}"
                 print(f"{s.label}: {shown}")

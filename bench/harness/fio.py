@@ -30,8 +30,10 @@ def command(test, filename, size, bs):
 DEFAULT_TESTS = ("write_fsync", "write_direct", "read_cold")
 
 
-def fio_steps(fio_size, timeout, tests=None):
-    bs = min(16 * MiB, fio_size)
-    return [Step("fio", f"fio {test} {human_bytes(fio_size)} ({desc})", fio_test=test,
+def fio_steps(fio_size, timeout, tests=None, bs=None):
+    """bs: fio's block size (default 16 MiB, at most the size)."""
+    shown_bs = f" bs {human_bytes(bs)}" if bs else ""
+    bs = bs or min(16 * MiB, fio_size)
+    return [Step("fio", f"fio {test} {human_bytes(fio_size)}{shown_bs} ({desc})", fio_test=test,
                  size=fio_size, timeout=timeout, extra={"bs": bs})
             for test, (desc, _) in FIO_TESTS.items() if test in (tests or DEFAULT_TESTS)]

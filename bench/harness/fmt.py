@@ -67,3 +67,20 @@ def now_utc():
 
 def say(msg=""):
     print(msg, flush=True)
+
+
+
+def load_note(runs, program):
+    """The sentence on the load average (1 min) that a program's records
+    carry ("load1", "cores"; runs: those records only), or None without any."""
+    from .stats import stats
+    load = stats([r.get("load1") for r in runs
+                  if isinstance(r.get("load1"), (int, float)) and r["load1"] >= 0])
+    if not load:
+        return None
+    cores = next((r.get("cores") for r in runs if r.get("cores")), None)
+    return (f"Load average (1 min) while {program} printed its records: median "
+            f"{load['median']:.1f}, {load['min']:.1f}–{load['max']:.1f}"
+            + (f" on {cores} cores" if cores else "")
+            + ": above the core count the programs shared the cores with others, "
+              "which the min–max spreads show.")

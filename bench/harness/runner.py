@@ -28,10 +28,17 @@ class Runner:
         self.cgroup_support = None # (version, base, why not), found at first need
         self.cgroups_made = 0
 
-    def env(self):
+    def env(self, step=None):
         env = dict(os.environ)
         env.update(self.launcher.extra_env)
+        if step is not None:
+            env.update(step.environment(self.workdir))
         return env
+
+    def shown(self, step, cmd):
+        """cmd as one would type it, with the step's own variables in front."""
+        text = self.launcher.shown(cmd)
+        return f"{step.shown_env()} {text}" if step.env else text
 
     def run_step(self, step, rep):
         """Returns (ok, short note)."""
@@ -42,7 +49,7 @@ class Runner:
         if step.bench in PATH_ARG:
             args += ["--path", self.workdir]
         cmd = self.launcher.command(exe, args, step.ranks)
-        self.commands[step.label] = self.launcher.shown(cmd)
+        self.commands[step.label] = self.shown(step, cmd)
         if step.memlimit:
             self.commands[step.label] = (f"(in a memory cgroup of the driver's, limit "
                                          f"{step.memlimit} bytes) " + self.commands[step.label])
@@ -52,9 +59,9 @@ class Runner:
         if step.prepare:
             pre = self.launcher.command(exe, list(step.prepare) + (
                 ["--path", self.workdir] if step.bench in PATH_ARG else []), step.ranks)
-            self.commands[step.label] = (self.launcher.shown(pre) + " && "
+            self.commands[step.label] = (self.shown(step, pre) + " && "
                                          + self.commands[step.label])
-            rc, out, err, secs, timed_out = run_process(pre, self.env(), step.timeout)
+            rc, out, err, secs, timed_out = run_process(pre, self.env(step), step.timeout)
             if rc != 0 or timed_out:
                 return self.fail(step, rep, pre, rc, ("timed out; " if timed_out else "")
                                  + tail(err, 10), secs, out)
@@ -75,7 +82,7 @@ class Runner:
                 why = cg.create()
                 if why:
                     return self.skip(step, rep, why)
-                rc, out, err, secs, timed_out = run_process(cg.wrap(cmd), self.env(),
+                rc, out, err, secs, timed_out = run_process(cg.wrap(cmd), self.env(step),
                                                             step.timeout)
                 cgroup_facts = cg.facts()
             finally:
@@ -86,7 +93,7 @@ class Runner:
             if left:
                 self.fail(step, rep, None, None, left, 0.0)
         else:
-            rc, out, err, secs, timed_out = run_process(cmd, self.env(), step.timeout)
+            rc, out, err, secs, timed_out = run_process(cmd, self.env(step), step.timeout)
         recs, _ = parse_json_lines(out)
         for r in recs:
             for k, v in step.extra.items():
@@ -124,7 +131,7 @@ class Runner:
         return True, f"skipped: {why}"
 
     def fail(self, step, rep, cmd, rc, why, secs, stdout=""):
-        shown = repo_text(self.launcher.shown(cmd)) if cmd else None
+        shown = repo_text(self.shown(step, cmd)) if cmd else None
         if shown and step.memlimit:
             shown = f"(in a memory cgroup of the driver's, limit {step.memlimit} bytes) " + shown
         self.failures.append({"step": step.label, "bench": step.bench, "rep": rep,

@@ -9,7 +9,9 @@
  * file (record word R_TRUNC). A freed block keeps its bytes (and, in a
  * memory pool, its pages: data.c): a new block's fill map starts empty, so
  * what its file has not written reads as zeros (fill.c), and nothing is
- * zeroed at free or at reuse. */
+ * zeroed at free or at reuse. The free lists are linked outside the blocks,
+ * so freeing touches no block's data either (on the pager a write into a
+ * freed block was a read of it from the device and a write back). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -28,6 +30,9 @@ int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block) {
 }
 
 static uint64_t entry_disp(uint64_t i) { return P->idx_off + i * IDX_ENTRY; }
+
+/* The free-list word of the block at displacement disp. */
+static uint64_t link_disp(uint64_t disp) { return P->link_off + disp / POOL_PAGE * 8; }
 
 /* Slot of (uid, block) in owner's index: 1 found (*slot, *disp), 0 not
  * there (*slot: the first reusable slot on the way, or UINT64_MAX when the
@@ -71,7 +76,7 @@ static int heap_alloc(int owner, uint64_t bsize, uint64_t *disp) {
     if (sz != bsize) continue;
     uint64_t head = rm_load(owner, list + 8);
     if (!head) break;
-    rm_store(owner, list + 8, rm_load(owner, head));
+    rm_store(owner, list + 8, rm_load(owner, link_disp(head)));
     *disp = head;
     goto used;
   }
@@ -91,7 +96,7 @@ static void heap_free(int owner, uint64_t disp, uint64_t bsize) {
     uint64_t sz = rm_load(owner, list);
     if (sz == 0) rm_store(owner, list, sz = bsize);
     if (sz != bsize) continue;
-    rm_store(owner, disp, rm_load(owner, list + 8));
+    rm_store(owner, link_disp(disp), rm_load(owner, list + 8));
     rm_store(owner, list + 8, disp);
     rm_fadd(owner, H_USED, (uint64_t)0 - bsize);
     return;

@@ -10,6 +10,9 @@
  *   [0, 4K)        header: allocator lock, bump, use, peak, free lists
  *   [4K, dir_end)  directory: nslots file records of REC_SIZE bytes
  *   [.., idx_end)  block index: idx_cap entries of IDX_ENTRY bytes
+ *   [.., heap)     free-list links: one word per page of the segment, the
+ *                  next free block after the block at that page (kept out
+ *                  of the blocks: freeing touches no block's data)
  *   [heap, size)   blocks (page-aligned), allocated by bump or free list
  * Fresh memory is zero, and zero is every structure's empty state: the
  * pool needs no initialization writes (pages cost nothing until used). */
@@ -84,6 +87,7 @@ struct pool {
   uint64_t size;            /* every segment's size */
   uint64_t nslots, dir_off; /* directory */
   uint64_t idx_cap, idx_off;
+  uint64_t link_off;        /* free-list links */
   uint64_t heap_off;        /* heap: [heap_off, size) */
   pthread_mutex_t mu;       /* one call at a time in this process */
   char why_not[512];        /* when not ready: why */

@@ -55,7 +55,8 @@ static void layout(uint64_t size) {
   uint64_t want = size / 8192; /* room for every block down to 8 KiB units, twice */
   P->idx_cap = 1024;
   while (P->idx_cap < want) P->idx_cap *= 2;
-  P->heap_off = P->idx_off + P->idx_cap * IDX_ENTRY;
+  P->link_off = P->idx_off + P->idx_cap * IDX_ENTRY;
+  P->heap_off = P->link_off + (size / POOL_PAGE * 8 + POOL_PAGE - 1) / POOL_PAGE * POOL_PAGE;
 }
 
 /* MPISW_POOL_HINTS in MPISW_HINTS's syntax (the same parser), every key one
@@ -70,11 +71,11 @@ static int note_unknown(const char *key, void *arg) {
   return 0;
 }
 
-static int check_hints(const char *text, int *storage, struct mpisw_error *e) {
+static int check_hints(const char *text, int *storage, int *pager, struct mpisw_error *e) {
   struct mpisw_hints h;
   struct unknown u = {{0}};
   mpisw_hints_init(&h);
-  *storage = 0;
+  *storage = *pager = 0;
   if (!text) return 0;
   if (mpisw_hints_parse_env(&h, text, note_unknown, &u, e)) {
     char inner[MPISW_MSG_MAX];
@@ -98,6 +99,7 @@ static int check_hints(const char *text, int *storage, struct mpisw_error *e) {
                       "takes a directory (its file has no name and starts empty)",
                       h.filename);
   *storage = h.storage;
+  *pager = h.storage && h.backend == MPISW_BACKEND_PAGER;
   return 0;
 }
 
@@ -146,14 +148,29 @@ static int memory_segments(uint64_t size, int nrank, int nnode, char **node_seg,
   return 0;
 }
 
-/* Storage: the window module's own shared window (rank 0 of the node makes
- * the file, every process maps the whole node range), with the pool's
- * hints instead of MPISW_HINTS. */
-static int storage_segments(uint64_t size, const char *text, char **node_seg,
-                            struct mpisw_error *e) {
-  char hints[4096];
-  snprintf(hints, sizeof hints, "storage_alloc_discard=true;%s", text ? text : "");
-  void *base = NULL;
+/* The pool's storage window, with the pool's hints instead of MPISW_HINTS:
+ * the window module's own shared window over the node (rank 0 of the node
+ * makes the file, every process maps the whole node range), or with the
+ * pager (storage_backend=pager, docs/PAGER.md) a private window over
+ * MPI_COMM_WORLD. The pager's memory is this process's own (anonymous,
+ * filled through userfaultfd), which no other process can map, and a
+ * node-shared window would silently fall back to mmap (the page cache,
+ * throttled out of core); the pool then takes the rma path on that window:
+ * this rank's segment by memcpy, the others' by the MPI's RMA (MPICH's
+ * MPI_Win_create path is shared-memory fast on one node).
+ * On the pager the metadata (header, directory, block index, free-list
+ * links: [0, heap_off), 0.7% of the segment) is the window's memory part and
+ * only the heap is paged: as a paged block it was evicted like any other
+ * (the pager's order is first in, first out), and each fault back of an
+ * index block looked like a sequential stream to the pager, whose read-ahead
+ * then read back 16 data blocks already written out. */
+static int pool_window(int pager, uint64_t size, const char *text, void **base,
+                       struct mpisw_error *e) {
+  char hints[4096], factor[64] = "";
+  if (pager)
+    snprintf(factor, sizeof factor, "storage_alloc_factor=%.17g;",
+             (double)(size - P->heap_off) / (double)size);
+  snprintf(hints, sizeof hints, "storage_alloc_discard=true;%s%s", factor, text ? text : "");
   /* The pool is not the program's window: MPISW_REPORT's figures stay the
    * program's. */
   pthread_mutex_lock(&mpisw_lock);
@@ -163,8 +180,10 @@ static int storage_segments(uint64_t size, const char *text, char **node_seg,
   PMPI_Info_create(&info);
   PMPI_Info_set(info, "alloc_shared_noncontig", "true"); /* segments on pages */
   mpisw_env_hints_replace(hints);
-  int rc = mpisw_win_allocate_shared("MPI_Init, the pool", (MPI_Aint)size, 1, info, P->node,
-                                     &base, &P->shm, 0);
+  int rc = pager ? mpisw_win_allocate("MPI_Init, the pool", (MPI_Aint)size, 1, MPI_INFO_NULL,
+                                      MPI_COMM_WORLD, base, &P->shm, 0)
+                 : mpisw_win_allocate_shared("MPI_Init, the pool", (MPI_Aint)size, 1, info,
+                                             P->node, base, &P->shm, 0);
   mpisw_env_hints_restore();
   PMPI_Info_free(&info);
   pthread_mutex_lock(&mpisw_lock);
@@ -175,10 +194,23 @@ static int storage_segments(uint64_t size, const char *text, char **node_seg,
     int n = 0;
     PMPI_Error_string(rc, s, &n);
     P->shm = MPI_WIN_NULL;
-    return mpisw_fail(e, MPISW_K_IO, "the pool's window (%llu bytes per rank): %s",
-                      (unsigned long long)size, s);
+    return mpisw_fail(e, MPISW_K_IO, "the pool's window%s (%llu bytes per rank): %s",
+                      pager ? " on the pager" : "", (unsigned long long)size, s);
   }
   PMPI_Win_set_errhandler(P->shm, MPI_ERRORS_RETURN);
+  return 0;
+}
+
+/* Storage: every segment of the node, from the shared window; with the
+ * pager only this rank's (the others' stay NULL: reached by RMA). */
+static int storage_segments(int pager, uint64_t size, const char *text, int nrank,
+                            char **node_seg, struct mpisw_error *e) {
+  void *base = NULL;
+  if (pool_window(pager, size, text, &base, e)) return -1;
+  if (pager) {
+    node_seg[nrank] = base;
+    return 0;
+  }
   int nnode;
   PMPI_Comm_size(P->node, &nnode);
   for (int q = 0; q < nnode; q++) {
@@ -217,8 +249,19 @@ static void after_init(void) {
                                 ? mpisw_cfg_size(MPISW_CFG_POOL_SIZE)
                                 : mpisw_pool_default_size();
   const char *text = mpisw_cfg_text(MPISW_CFG_POOL_HINTS);
-  int storage = 0;
-  int failed = check_hints(text, &storage, &e) != 0;
+  int storage = 0, pager = 0;
+  int failed = check_hints(text, &storage, &pager, &e) != 0;
+#ifdef OPEN_MPI
+  /* Open MPI 4.1's osc/ucx hangs in the pool's atomics on MPI_Win_create
+   * memory of one node (seen: a rank's MPI_Fetch_and_op to a peer spinning
+   * in the peer's lock word never returns); the pager needs that path. There
+   * the pool stays on the node's shared window, whose pager falls back to
+   * mmap, as before. */
+  if (pager && rank == 0 && mpisw_cfg_bool(MPISW_CFG_PAGER_DEBUG))
+    fprintf(stderr, "mpisw: the pool's storage_backend=pager is not used with Open MPI "
+                    "(osc/ucx hangs in its atomics on one node): mmap\n");
+  pager = 0;
+#endif
   /* One size for all (the smallest), one verdict on the hints. */
   unsigned long long least = size;
   PMPI_Allreduce(&size, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
@@ -271,7 +314,7 @@ static void after_init(void) {
   char **node_seg = calloc((size_t)nnode, sizeof *node_seg);
   failed = !P->seg || !node_seg;
   if (failed) mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the pool's segment table");
-  else if (storage) failed = storage_segments(least, text, node_seg, &e) != 0;
+  else if (storage) failed = storage_segments(pager, least, text, nrank, node_seg, &e) != 0;
   else failed = memory_segments(least, nrank, nnode, node_seg, &e) != 0;
   if (mpisw_agree(MPI_COMM_WORLD, failed, &e, NULL)) {
     if (!failed) release_segments();
@@ -290,10 +333,13 @@ static void after_init(void) {
   P->rank = rank;
   P->nranks = nranks;
   P->storage = storage;
-  P->rma = nnode < nranks;
+  P->rma = nnode < nranks || pager;
   if (P->rma) {
-    int rc = mpisw_next.Win_create(base, (MPI_Aint)least, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
-                               &P->world);
+    int rc = MPI_SUCCESS;
+    if (pager) P->world = P->shm; /* already over MPI_COMM_WORLD */
+    else
+      rc = mpisw_next.Win_create(base, (MPI_Aint)least, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &P->world);
     if (rc != MPI_SUCCESS) { /* collective: every rank fails alike */
       char s[MPI_MAX_ERROR_STRING];
       int n = 0;
@@ -323,7 +369,8 @@ static void before_finalize(void) {
   pthread_mutex_unlock(&P->mu);
   if (P->rma) {
     mpisw_next.Win_unlock_all(P->world);
-    mpisw_next.Win_free(&P->world);
+    if (P->world != P->shm) mpisw_next.Win_free(&P->world);
+    P->world = MPI_WIN_NULL;
   }
   release_segments();
   PMPI_Comm_free(&P->node);

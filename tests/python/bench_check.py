@@ -16,6 +16,10 @@
     bench_check.py api            every bench/suite_*.py uses only
                                   bench/harness/api.py, with the hooks it
                                   documents
+    bench_check.py stepenv        a step's own environment (Step(env=...)):
+                                  the program gets it, "{workdir}" becomes
+                                  the run's directory, the recorded command
+                                  shows it (as DIR)
     bench_check.py results        the tracked results/: no file twice, one
                                   JSON per suite and folder, every README
                                   link exists, each README is what the
@@ -265,6 +269,55 @@ def api(_build=None):
               f"suite {suite}: {len(steps)} steps of known programs")
 
 
+def stepenv(_build=None):
+    """Step(env=...) reaches the program and its recorded command."""
+    from harness import registry
+    from harness.runner import Runner
+    from harness.step import Step
+    tmp = tempfile.mkdtemp(prefix="mpisw-bench-stepenv-")
+    try:
+        probe = os.path.join(tmp, "probe.sh")
+        with open(probe, "w") as f:
+            f.write('#!/bin/sh\nprintf \'{"bench":"envprobe","pool":"%s","other":"%s"}\\n\' '
+                    '"$MPISW_TEST_STEP_POOL" "$MPISW_TEST_STEP_OTHER"\n')
+        os.chmod(probe, 0o755)
+        registry.PROGRAMS["envprobe"] = probe
+
+        class Launcher:      # a plain process (ranks 0): no mpiexec
+            extra_env = {}
+
+            def command(self, exe, args, ranks):
+                return [exe] + args
+
+            def shown(self, cmd):
+                return " ".join(cmd)
+
+        class Args:
+            build = tmp
+
+        workdir = os.path.join(tmp, "work")
+        os.mkdir(workdir)
+        runner = Runner(Args(), Launcher(), workdir, tmp)
+        step = Step("envprobe", "env probe", ranks=0,
+                    env={"MPISW_TEST_STEP_POOL": "dir={workdir};x=1",
+                         "MPISW_TEST_STEP_OTHER": "a b"})
+        ok, note = runner.run_step(step, 1)
+        check(ok, f"the step runs ({note})")
+        rec = runner.runs[0] if runner.runs else {}
+        check(rec.get("pool") == f"dir={workdir};x=1",
+              f"the program sees the variable with {{workdir}} replaced ({rec.get('pool')})")
+        check(rec.get("other") == "a b", f"a second variable, with a space ({rec.get('other')})")
+        shown = runner.commands.get("env probe", "")
+        check(shown.startswith("MPISW_TEST_STEP_POOL='dir=DIR;x=1' MPISW_TEST_STEP_OTHER='a b' "),
+              f"the recorded command starts with the variables ({shown})")
+        plain = Step("envprobe", "no env", ranks=0)
+        runner.run_step(plain, 1)
+        check(runner.runs[-1].get("pool") == "" and "MPISW_TEST_STEP" not in
+              runner.commands.get("no env", "?"), "a step without env adds nothing")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def results(_build=None):
     """The published results/: the latest figures of each suite, once."""
     files = [p for p in glob.glob(os.path.join(RESULTS, "**", "*"), recursive=True)
@@ -312,7 +365,7 @@ def results(_build=None):
 
 def main():
     modes = {"smoke": smoke, "unbuilt": unbuilt, "latest": latest, "api": api,
-             "results": results}
+             "results": results, "stepenv": stepenv}
     need_build = ("smoke", "unbuilt", "latest")
     if len(sys.argv) < 2 or sys.argv[1] not in modes \
             or len(sys.argv) != (3 if sys.argv[1] in need_build else 2):
