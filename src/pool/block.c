@@ -25,6 +25,8 @@ int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block) {
   return (int)(((uint64_t)f->first + block % (uint64_t)f->factor) % (uint64_t)P->nranks);
 }
 
+#define ALLOC_LOCK "allocation lock (blocks)"
+
 static uint64_t entry_disp(uint64_t i) { return P->idx_off + i * IDX_ENTRY; }
 
 /* Slot of (uid, block) in owner's index: 1 found (*slot, *disp), 0 not
@@ -157,7 +159,7 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
     return 1;
   }
   if (!create) return 0;
-  mpisw_pool_rm_lock(owner, H_ALOCK);
+  if (mpisw_pool_rm_lock(owner, H_ALOCK, ALLOC_LOCK, f->name, e)) return 0;
   if (idx_find(owner, f->uid, block, &slot, disp)) { /* another process made it */
     mpisw_pool_rm_unlock(owner, H_ALOCK);
     cache_put(f, block, *disp);
@@ -191,15 +193,15 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
   return 1;
 }
 
-void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, uint64_t from,
-                            uint64_t extent) {
+int mpisw_pool_blocks_free(const char *name, uint64_t uid, uint64_t unit, int factor, int first,
+                           uint64_t from, uint64_t extent, struct mpisw_error *e) {
   uint64_t end = (extent + unit - 1) / unit;
   for (int s = 0; s < factor && (uint64_t)s < end; s++) {
     int owner = (int)(((uint64_t)first + (uint64_t)s) % (uint64_t)P->nranks);
     uint64_t b = from + ((uint64_t)s + (uint64_t)factor - from % (uint64_t)factor) %
                             (uint64_t)factor;
     if (b >= end) continue;
-    mpisw_pool_rm_lock(owner, H_ALOCK);
+    if (mpisw_pool_rm_lock(owner, H_ALOCK, ALLOC_LOCK, name, e)) return MPISW_POOL_IO;
     for (; b < end; b += (uint64_t)factor) {
       uint64_t slot, disp;
       if (!idx_find(owner, uid, b, &slot, &disp)) continue;
@@ -208,4 +210,5 @@ void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, 
     }
     mpisw_pool_rm_unlock(owner, H_ALOCK);
   }
+  return MPISW_POOL_OK;
 }

@@ -47,7 +47,7 @@ int mpisw_pool_write(struct mpisw_pool_file *f, uint64_t off, const void *buf, u
     uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in, disp;
     if (n > end - pos) n = end - pos;
     if (!mpisw_pool_block_find(f, b, 1, &disp, e)) {
-      rc = MPISW_POOL_NOSPACE;
+      rc = e->kind == MPISW_K_NOSPACE ? MPISW_POOL_NOSPACE : MPISW_POOL_IO;
       break;
     }
     int owner = mpisw_pool_block_owner(f, b);
@@ -110,7 +110,8 @@ int mpisw_pool_set_size(struct mpisw_pool_file *f, uint64_t size, struct mpisw_e
   if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &disp, e))
     mpisw_pool_rm_zero(mpisw_pool_block_owner(f, size / f->unit), disp + size % f->unit,
                        f->unit - size % f->unit); /* a later grow reads zeros */
-  mpisw_pool_blocks_free(f->uid, f->unit, f->factor, f->first, keep, extent);
+  if (mpisw_pool_blocks_free(f->name, f->uid, f->unit, f->factor, f->first, keep, extent, e))
+    LEAVE(MPISW_POOL_IO);
   if (extent > keep * f->unit) rm_store(f->home_rank, f->rec + R_EXTENT, keep * f->unit);
   mpisw_pool_cache_clear(f);
   f->trunc_seen = rm_load(f->home_rank, f->rec + R_TRUNC);
@@ -128,7 +129,8 @@ int mpisw_pool_preallocate(struct mpisw_pool_file *f, uint64_t size, struct mpis
   mpisw_pool_cache_check(f);
   uint64_t disp;
   for (uint64_t b = 0; b * f->unit < size; b++)
-    if (!mpisw_pool_block_find(f, b, 1, &disp, e)) LEAVE(MPISW_POOL_NOSPACE);
+    if (!mpisw_pool_block_find(f, b, 1, &disp, e))
+      LEAVE(e->kind == MPISW_K_NOSPACE ? MPISW_POOL_NOSPACE : MPISW_POOL_IO);
   rm_fmax(f->home_rank, f->rec + R_SIZE, size);
   LEAVE(MPISW_POOL_OK);
 }
@@ -156,10 +158,14 @@ int mpisw_pool_lock(struct mpisw_pool_file *f, struct mpisw_error *e) {
     LEAVE(MPISW_POOL_USAGE);
   }
   /* Other threads may run between tries (one may be about to unlock). */
-  for (int round = 0; !mpisw_pool_rm_trylock(f->home_rank, f->rec + R_FLOCK); round++) {
+  struct mpisw_pool_wait w;
+  mpisw_pool_rm_wait_init(&w);
+  while (!mpisw_pool_rm_trylock(f->home_rank, f->rec + R_FLOCK)) {
     pthread_mutex_unlock(&P->mu);
-    mpisw_pool_rm_backoff(round);
+    int rc = mpisw_pool_rm_wait(&w, f->home_rank, f->rec + R_FLOCK, "file lock (atomic mode)",
+                                f->name, e);
     pthread_mutex_lock(&P->mu);
+    if (rc) LEAVE(rc);
   }
   f->locked = 1;
   mpisw_pool_cache_check(f); /* what the previous holder did */
