@@ -158,6 +158,12 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
     cache_put(f, block, *disp);
     return 1;
   }
+  if (P->mpi_rc && P->mpi_rank == owner) { /* not a hole: its owner cannot be reached */
+    mpisw_fail(e, MPISW_K_IO, "pooled file %s: block %llu is on rank %d, which %s", f->name,
+               (unsigned long long)block, owner,
+               P->mpi_dead ? "died" : "the MPI failed to reach");
+    return create ? 0 : -1;
+  }
   if (!create) return 0;
   if (mpisw_pool_rm_lock(owner, H_ALOCK, ALLOC_LOCK, f->name, e)) return 0;
   if (idx_find(owner, f->uid, block, &slot, disp)) { /* another process made it */

@@ -83,7 +83,8 @@ struct pool {
    * (-1 when its process runs under another kernel: another node) */
   int *pid, *pidfd;
   int timeout;              /* MPISW_POOL_TIMEOUT: seconds for an unseen holder */
-  int mpi_rc, mpi_rank;     /* the first MPI atomic that failed, and its target */
+  int mpi_rc, mpi_rank;     /* the first MPI call that failed, and its target */
+  int mpi_dead;             /* ... not made: the target had died */
 };
 extern struct pool mpisw_pool;
 #define P (&mpisw_pool)
@@ -145,7 +146,8 @@ struct mpisw_pool_file {
 
 /* ---- block.c: blocks, the per-owner index, the handle's cache ---- */
 int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block);
-/* Displacement of block on its owner: 1 found (*disp), 0 hole; with create
+/* Displacement of block on its owner: 1 found (*disp), 0 hole, -1 (only
+ * without create; *e) its owner cannot be reached; with create
  * allocates a missing block (0 with *e filled: kind NOSPACE, or IO when
  * the owner's allocation lock cannot be had, rm_lock). */
 int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create, uint64_t *disp,

@@ -76,7 +76,9 @@ int mpisw_pool_read(struct mpisw_pool_file *f, uint64_t off, void *buf, uint64_t
     uint64_t b = pos / f->unit, in = pos % f->unit, n = f->unit - in, disp;
     if (n > end - pos) n = end - pos;
     char *to = (char *)buf + (pos - off);
-    if (!mpisw_pool_block_find(f, b, 0, &disp, e)) memset(to, 0, n); /* a hole */
+    int found = mpisw_pool_block_find(f, b, 0, &disp, e);
+    if (found < 0) LEAVE(MPISW_POOL_IO);
+    if (!found) memset(to, 0, n); /* a hole */
     else if (rm_get(mpisw_pool_block_owner(f, b), disp + in, to, n))
       LEAVE(io_failed(f, "reading from", mpisw_pool_block_owner(f, b), e));
     pos += n;
@@ -107,7 +109,7 @@ int mpisw_pool_set_size(struct mpisw_pool_file *f, uint64_t size, struct mpisw_e
   rm_store(f->home_rank, f->rec + R_SIZE, size);
   rm_fadd(f->home_rank, f->rec + R_TRUNC, 1); /* other handles drop their caches */
   uint64_t disp, keep = (size + f->unit - 1) / f->unit;
-  if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &disp, e))
+  if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &disp, e) > 0)
     mpisw_pool_rm_zero(mpisw_pool_block_owner(f, size / f->unit), disp + size % f->unit,
                        f->unit - size % f->unit); /* a later grow reads zeros */
   if (mpisw_pool_blocks_free(f->name, f->uid, f->unit, f->factor, f->first, keep, extent, e))

@@ -336,7 +336,7 @@ static void after_init(void) {
   P->nranks = nranks;
   P->storage = storage;
   P->timeout = (int)mpisw_cfg_int(MPISW_CFG_POOL_TIMEOUT);
-  P->mpi_rc = 0;
+  P->mpi_rc = P->mpi_dead = 0;
   watch_ranks(nranks);
   P->rma = nnode < nranks;
   if (P->rma) {

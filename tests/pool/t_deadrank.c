@@ -34,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,11 +126,15 @@ static void ok_or_dead(int rma, const char *what, int rc) {
 
 static unsigned char pat(uint64_t i) { return (unsigned char)(i * 7 + 3 + (i >> 12)); }
 
+/* Until the victim is gone, the MPI progresses here (across nodes its
+ * last RMA calls may need this rank's progress to complete). */
 static int wait_dead(int pid) {
   int fd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (fd < 0) return kill(pid, 0) != 0 ? 0 : -1; /* already gone (or no pidfd) */
   struct pollfd p = {fd, POLLIN, 0};
-  int n = poll(&p, 1, 15000);
+  int n = 0, flag;
+  for (int ms = 0; ms < 15000 && (n = poll(&p, 1, 1)) == 0; ms++)
+    MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
   close(fd);
   return n == 1 ? 0 : -1;
 }
@@ -268,5 +274,18 @@ int main(int argc, char **argv) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   say("%s after the death: %.3f s", failures ? "FAILED" : "survived",
       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+  /* The first survivor to leave closes its PMI connection, and hydra then
+   * kills the others: each waits until every survivor has spoken (a file
+   * named after the victim's pid, one byte each). */
+  char path[4200];
+  const char *dir = getenv("MPISW_DEADRANK_DIR"); /* the driver's, removed by it */
+  snprintf(path, sizeof path, "%s/done-%d", dir ? dir : "/tmp", pids[victim]);
+  int fd = open(path, O_CREAT | O_WRONLY | O_APPEND, 0600);
+  if (fd >= 0 && write(fd, "x", 1) == 1) {
+    struct stat st;
+    for (int ms = 0; ms < 10000 && stat(path, &st) == 0 && st.st_size < size - 1; ms++)
+      usleep(1000);
+  }
+  if (fd >= 0) close(fd);
   _exit(failures ? 1 : 0);
 }

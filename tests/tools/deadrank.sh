@@ -7,7 +7,8 @@
 #              printed "survived", none printed FAIL, and some line matches
 #              ERE (the pool's error naming the lock and the dead rank);
 #   ends       the launcher ends the job when a rank dies (MPICH's default):
-#              the job ended, before the bound, not with status 0.
+#              the job ended before the bound (its status is the
+#              launcher's: a survivor may finish before it is killed).
 # A job still running at BOUND is a hang: the test fails.
 set -u
 bound=$1 mode=$2
@@ -15,6 +16,9 @@ shift 2
 n=0 re=
 if [ "$mode" = survivors ]; then n=$1 re=$2; shift 2; fi
 [ "${1:-}" = "--" ] && shift
+dir=$(mktemp -d /tmp/mpisw-deadrank-XXXXXX) || exit 1
+trap 'rm -rf "$dir"' EXIT
+export MPISW_DEADRANK_DIR=$dir
 t0=$(date +%s.%N)
 out=$(timeout -k 5 "$bound" "$@" 2>&1)
 rc=$?
@@ -22,14 +26,13 @@ t1=$(date +%s.%N)
 printf '%s\n' "$out"
 secs=$(echo "$t1 - $t0" | bc)
 echo "deadrank.sh: status $rc after $secs s (bound $bound s)"
-if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+if [ "$rc" = 124 ] || [ "$(echo "$secs >= $bound" | bc)" = 1 ]; then
   echo "deadrank.sh: FAIL: the job still ran after $bound s (a hang)"; exit 1
 fi
 if printf '%s\n' "$out" | grep -q "^FAIL"; then echo "deadrank.sh: FAIL: a rank failed a check"; exit 1; fi
 if printf '%s\n' "$out" | grep -q "^SKIP"; then exit 77; fi
 if [ "$mode" = ends ]; then
-  [ "$rc" != 0 ] && { echo "deadrank.sh: the job ended (status $rc), no hang"; exit 0; }
-  echo "deadrank.sh: FAIL: the job exited 0 though a rank died"; exit 1
+  echo "deadrank.sh: the job ended (status $rc) within the bound: no hang"; exit 0
 fi
 got=$(printf '%s\n' "$out" | grep -c "survived after the death")
 if [ "$got" != "$n" ]; then echo "deadrank.sh: FAIL: $got of $n survivors said survived"; exit 1; fi
