@@ -133,8 +133,12 @@ static int wait_dead(int pid) {
   if (fd < 0) return kill(pid, 0) != 0 ? 0 : -1; /* already gone (or no pidfd) */
   struct pollfd p = {fd, POLLIN, 0};
   int n = 0, flag;
-  for (int ms = 0; ms < 15000 && (n = poll(&p, 1, 1)) == 0; ms++)
+  for (int ms = 0; ms < 15000; ms++) {
+    n = poll(&p, 1, 1);
+    if (n == 1) break;
+    if (n < 0 && errno != EINTR) break;
     MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  }
   close(fd);
   return n == 1 ? 0 : -1;
 }
