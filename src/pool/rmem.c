@@ -254,8 +254,7 @@ int mpisw_pool_rm_wait(struct mpisw_pool_wait *w, int r, uint64_t d, const char 
   if (dead == 1) {
     mpisw_fail(e, MPISW_K_IO,
                "pooled file %s: the %s on rank %d is held by rank %d, which died (pid %d "
-               "ended): the lock stays taken and what it guards may be half-changed; end the "
-               "job (docs/TROUBLESHOOTING.md, \"a rank died\")",
+               "ended); the lock stays taken (what it guards may be half-changed): end the job",
                name ? name : "(none)", what, r, h, P->pid[h]);
     return MPISW_POOL_IO;
   }

@@ -45,3 +45,20 @@ foreach(scen flock chain alloc none)
                    $<TARGET_FILE:t_deadrank> ${scen})
   mpisw_mpi_props(${tn} 2 "mpi;pool;deadrank" ${_dr_env})
 endforeach()
+# Two simulated nodes of 2 ranks (MPICH's fork launcher, one host name per
+# node through simhost.sh, as tests/tools/multinode.sh): the pool's rma
+# path. The victim (rank 3) runs under this kernel, so its death is seen
+# (pidfd) and no RMA call is made to it; bound 30 s (4 ranks on 2 cores).
+if(MPISW_MPI_FLAVOR STREQUAL "mpich")
+  foreach(scen flock chain alloc none)
+    string(REPLACE "@V@" "3" re "${_dr_re_${scen}}")
+    add_test(NAME mpi_pool_deadrank_${scen}_multinode
+             COMMAND ${MPISW_SH} -c "unshare --uts true 2>/dev/null || { echo 'SKIP: needs unshare --uts (root) for simulated nodes'$<SEMICOLON> exit 77$<SEMICOLON> }$<SEMICOLON> exec \"$@\"" sh
+                     ${MPISW_SH} ${MPISW_TOOLS}/deadrank.sh 30 survivors 3 "${re}" --
+                     ${MPISW_MPIEXEC} -disable-auto-cleanup -launcher fork
+                     -hosts mpisw-node0,mpisw-node1 -ppn 2 -n 4 ${_dr_wrap}
+                     ${MPISW_SH} ${MPISW_TOOLS}/simhost.sh $<TARGET_FILE:t_deadrank> ${scen} rma)
+    mpisw_mpi_props(mpi_pool_deadrank_${scen}_multinode 4
+                    "mpi;root;multinode;pool;deadrank" ${_dr_env})
+  endforeach()
+endif()

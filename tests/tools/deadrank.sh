@@ -17,10 +17,23 @@ n=0 re=
 if [ "$mode" = survivors ]; then n=$1 re=$2; shift 2; fi
 [ "${1:-}" = "--" ] && shift
 dir=$(mktemp -d /tmp/mpisw-deadrank-XXXXXX) || exit 1
-trap 'rm -rf "$dir"' EXIT
-export MPISW_DEADRANK_DIR=$dir
+# Every rank carries MPISW_DEADRANK_DIR=$dir: after the job, whatever still
+# runs with it (a rank the launcher lost at a timeout) is ended, by pid.
+leftovers() {
+  for e in /proc/[0-9]*/environ; do
+    { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "MPISW_DEADRANK_DIR=$dir" || continue
+    p=${e#/proc/}; p=${p%/environ}
+    echo "$p"
+  done
+}
+cleanup() {
+  left=$(leftovers)
+  [ -n "$left" ] && { echo "deadrank.sh: ending leftover processes $left"; kill -9 $left 2>/dev/null; }
+  rm -rf "$dir"
+}
+trap cleanup EXIT
 t0=$(date +%s.%N)
-out=$(timeout -k 5 "$bound" "$@" 2>&1)
+out=$(MPISW_DEADRANK_DIR=$dir timeout -k 5 "$bound" "$@" 2>&1)
 rc=$?
 t1=$(date +%s.%N)
 printf '%s\n' "$out"
