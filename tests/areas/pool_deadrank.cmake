@@ -62,3 +62,7 @@ if(MPISW_MPI_FLAVOR STREQUAL "mpich")
                     "mpi;root;multinode;pool;deadrank" ${_dr_env})
   endforeach()
 endif()
+# A holder this process cannot watch (as on another node): the wait ends
+# after MPISW_POOL_TIMEOUT seconds with the error naming it. Nobody dies.
+mpisw_mpi_test(pool_deadrank_unseen PROG t_deadrank ARGS unseen NP 2 4
+               ENV MPISW_POOL_SIZE=64M MPISW_POOL_TIMEOUT=2 LABELS pool deadrank)

@@ -13,6 +13,9 @@
  *   alloc  holding every rank's allocation lock (as a write of a new block
  *          does)
  *   none   holding nothing
+ *   unseen nobody dies: the file lock names a rank no process is (as one
+ *          on another node, whose life this process cannot watch); with
+ *          MPISW_POOL_TIMEOUT=2 the waits end after 2 s naming it
  * The test hook is this program: it takes the pool's own lock words through
  * the pool's internal interface (linked static), so the pool is in exactly
  * the state a rank dying inside those calls leaves, with no hook in the
@@ -143,6 +146,42 @@ static int wait_dead(int pid) {
   return n == 1 ? 0 : -1;
 }
 
+/* unseen (nobody dies; run with MPISW_POOL_TIMEOUT=2): the file lock
+ * holds a rank this process cannot watch (as a rank on another node:
+ * here one past the last, which no process is), so every rank's atomic
+ * write waits MPISW_POOL_TIMEOUT seconds, then fails naming it. */
+static int unseen(MPI_File fh, unsigned char *buf) {
+  struct mpisw_pool_file *pf = pfile_of(fh)->pf;
+  if (rank == 0) mpisw_pool_rm_store(pf->home_rank, pf->rec + R_FLOCK, (uint64_t)size + 1);
+  mpisw_pool_rm_publish();
+  MPI_Barrier(MPI_COMM_WORLD);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int rc = MPI_File_write_at(fh, 0, buf, UNIT, MPI_BYTE, MPI_STATUS_IGNORE);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  char who[40];
+  snprintf(who, sizeof who, "held by rank %d", size);
+  io_error("atomic write", rc, "MPISW_POOL_TIMEOUT=2 s", who);
+  struct mpisw_error e = {0, ""};
+  int prc = mpisw_pool_lock(pf, &e);
+  if (prc != MPISW_POOL_IO || !strstr(e.msg, "did not let go within MPISW_POOL_TIMEOUT=2 s") ||
+      !strstr(e.msg, who) || !strstr(e.msg, "file lock"))
+    bad("pool lock: returned %d: %s", prc, e.msg);
+  else say("pool lock: MPISW_POOL_IO: %s", e.msg);
+  if (secs < 1.9 || secs > 10) bad("the wait took %.2f s; MPISW_POOL_TIMEOUT=2", secs);
+  else say("the wait took %.2f s (MPISW_POOL_TIMEOUT=2)", secs);
+  MPI_Barrier(MPI_COMM_WORLD); /* every wait is over: the word is freed */
+  if (rank == 0) mpisw_pool_rm_store(pf->home_rank, pf->rec + R_FLOCK, 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_File_close(&fh);
+  MPI_Finalize();
+  if (rank == 0) printf(all ? "FAIL deadrank unseen\n" : "PASS deadrank unseen\n");
+  return all ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -194,8 +233,9 @@ int main(int argc, char **argv) {
   MPI_File_open(MPI_COMM_WORLD, "mem:/deadrank/keep", MPI_MODE_CREATE | MPI_MODE_RDWR, info,
                 &keep);
   MPI_File_close(&keep);
-  if (!strcmp(scen, "flock")) MPI_File_set_atomicity(fh, 1);
+  if (!strcmp(scen, "flock") || !strcmp(scen, "unseen")) MPI_File_set_atomicity(fh, 1);
   MPI_Barrier(MPI_COMM_WORLD);
+  if (!strcmp(scen, "unseen")) return unseen(fh, buf);
 
   if (rank == victim) {
     struct mpisw_error e;
