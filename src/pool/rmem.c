@@ -30,6 +30,7 @@ static void mpi_failed(int r, int rc) {
 
 /* 1 dead, 0 alive, -1 cannot tell from here (another node). */
 static int holder_dead(int h) {
+  if (h == P->rank) return 0; /* another thread of this process */
   if (h < 0 || h >= P->nranks || !P->pidfd || P->pidfd[h] < 0) return -1;
   struct pollfd p = {P->pidfd[h], POLLIN, 0};
   return poll(&p, 1, 0) == 1 ? 1 : 0; /* readable: the process ended */
