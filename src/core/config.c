@@ -64,6 +64,11 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
     [MPISW_CFG_MEM_PATHS] = {"MPISW_MEM_PATHS", MPISW_CFG_PATTERNS, "unset", 0, 0, 0, 0, NULL,
                              "files whose path matches one of these patterns are pooled files, "
                              "as if named mem:<path> (docs/POOLED_FILES.md)"},
+    [MPISW_CFG_POOL_TIMEOUT] = {"MPISW_POOL_TIMEOUT", MPISW_CFG_INT, "60", 60, 0, 86400, 0, NULL,
+                                "seconds a wait for a lock of the pool held by a rank on "
+                                "another node lasts before it fails naming that rank (a "
+                                "holder on this node is watched: its death fails the wait at "
+                                "once); 0: no limit"},
 };
 
 struct value {

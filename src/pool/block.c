@@ -29,6 +29,8 @@ int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block) {
   return (int)(((uint64_t)f->first + block % (uint64_t)f->factor) % (uint64_t)P->nranks);
 }
 
+#define ALLOC_LOCK "allocation lock (blocks)"
+
 static uint64_t entry_disp(uint64_t i) { return P->idx_off + i * IDX_ENTRY; }
 
 /* The free-list word of the block at displacement disp. */
@@ -170,8 +172,14 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
     cache_put(f, block, b);
     return 1;
   }
+  if (P->mpi_rc && P->mpi_rank == owner) { /* not a hole: its owner cannot be reached */
+    mpisw_fail(e, MPISW_K_IO, "pooled file %s: block %llu is on rank %d, which %s", f->name,
+               (unsigned long long)block, owner,
+               P->mpi_dead ? "died" : "the MPI failed to reach");
+    return create ? 0 : -1;
+  }
   if (!create) return 0;
-  mpisw_pool_rm_lock(owner, H_ALOCK);
+  if (mpisw_pool_rm_lock(owner, H_ALOCK, ALLOC_LOCK, f->name, e)) return 0;
   if (idx_find(owner, f->uid, block, &slot, disp)) { /* another process made it */
     mpisw_pool_rm_unlock(owner, H_ALOCK);
     b->disp = d, b->slot = slot;
@@ -207,15 +215,15 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
   return 1;
 }
 
-void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, uint64_t from,
-                            uint64_t extent) {
+int mpisw_pool_blocks_free(const char *name, uint64_t uid, uint64_t unit, int factor, int first,
+                           uint64_t from, uint64_t extent, struct mpisw_error *e) {
   uint64_t end = (extent + unit - 1) / unit;
   for (int s = 0; s < factor && (uint64_t)s < end; s++) {
     int owner = (int)(((uint64_t)first + (uint64_t)s) % (uint64_t)P->nranks);
     uint64_t b = from + ((uint64_t)s + (uint64_t)factor - from % (uint64_t)factor) %
                             (uint64_t)factor;
     if (b >= end) continue;
-    mpisw_pool_rm_lock(owner, H_ALOCK);
+    if (mpisw_pool_rm_lock(owner, H_ALOCK, ALLOC_LOCK, name, e)) return MPISW_POOL_IO;
     for (; b < end; b += (uint64_t)factor) {
       uint64_t slot, disp;
       if (!idx_find(owner, uid, b, &slot, &disp)) continue;
@@ -224,4 +232,5 @@ void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, 
     }
     mpisw_pool_rm_unlock(owner, H_ALOCK);
   }
+  return MPISW_POOL_OK;
 }

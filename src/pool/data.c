@@ -92,6 +92,7 @@ int mpisw_pool_rm_put(int r, uint64_t d, const void *buf, uint64_t len) {
     memcpy(a, buf, len);
     return 0;
   }
+  if (mpisw_pool_rm_gone(r)) return -1;
   for (uint64_t done = 0; done < len;) {
     uint64_t n = len - done < MPI_PIECE ? len - done : MPI_PIECE;
     if (mpisw_next.Put((const char *)buf + done, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done),
@@ -110,6 +111,7 @@ int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len) {
     memcpy(buf, a, len);
     return 0;
   }
+  if (mpisw_pool_rm_gone(r)) return -1;
   for (uint64_t done = 0; done < len;) {
     uint64_t n = len - done < MPI_PIECE ? len - done : MPI_PIECE;
     if (mpisw_next.Get((char *)buf + done, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done), (int)n,
@@ -146,6 +148,7 @@ int mpisw_pool_rm_zero(int r, uint64_t d, uint64_t len) {
     else memset(P->seg[r] + d, 0, len);
     return 0;
   }
+  if (mpisw_pool_rm_gone(r)) return -1;
   for (uint64_t done = 0; done < len;) {
     uint64_t n = len - done < sizeof zeros ? len - done : sizeof zeros;
     if (mpisw_next.Put(zeros, (int)n, MPI_BYTE, r, (MPI_Aint)(d + done), (int)n, MPI_BYTE,

@@ -24,6 +24,7 @@ static int slot_rank(uint64_t g) { return (int)(g / P->nslots); }
 static uint64_t slot_disp(uint64_t g) { return P->dir_off + (g % P->nslots) * REC_SIZE; }
 
 enum { FOUND = 1, ABSENT = 0, RETRY = 2, DIR_FULL = 3 };
+#define CHAIN_LOCK "directory's chain lock (create and delete)"
 
 struct found {
   uint64_t g;
@@ -173,7 +174,10 @@ int mpisw_pool_open(const char *name, int create_it, int excl, const struct mpis
       return MPISW_POOL_NOENT;
     }
   }
-  mpisw_pool_rm_lock(slot_rank(home), slot_disp(home) + R_CHAIN);
+  if (mpisw_pool_rm_lock(slot_rank(home), slot_disp(home) + R_CHAIN, CHAIN_LOCK, name, e)) {
+    pthread_mutex_unlock(&P->mu);
+    return MPISW_POOL_IO;
+  }
   while ((rc = lookup(name, len, h, !excl, &fd)) == RETRY) {
   }
   if (rc == FOUND && excl) {
@@ -223,7 +227,10 @@ int mpisw_pool_delete(const char *name, struct mpisw_error *e) {
   uint64_t h = name_hash(name, len), home = h % nglobal();
   struct found fd;
   pthread_mutex_lock(&P->mu);
-  mpisw_pool_rm_lock(slot_rank(home), slot_disp(home) + R_CHAIN);
+  if (mpisw_pool_rm_lock(slot_rank(home), slot_disp(home) + R_CHAIN, CHAIN_LOCK, name, e)) {
+    pthread_mutex_unlock(&P->mu);
+    return MPISW_POOL_IO;
+  }
   int rc, out = MPISW_POOL_OK;
   for (;;) {
     while ((rc = lookup(name, len, h, 0, &fd)) == RETRY) {
@@ -244,8 +251,11 @@ int mpisw_pool_delete(const char *name, struct mpisw_error *e) {
       break;
     }
     uint64_t extent = rm_load(r, d + R_EXTENT);
-    mpisw_pool_blocks_free(fd.w[R_UID / 8], fd.w[R_UNIT / 8], (int)fd.w[R_FACTOR / 8],
-                           (int)fd.w[R_FIRST / 8], 0, extent);
+    if (mpisw_pool_blocks_free(name, fd.w[R_UID / 8], fd.w[R_UNIT / 8], (int)fd.w[R_FACTOR / 8],
+                               (int)fd.w[R_FIRST / 8], 0, extent, e)) {
+      out = MPISW_POOL_IO; /* stays "being deleted": neither opens nor deletes again */
+      break;
+    }
     rm_store(r, d + R_STATE, S_TOMB);
     break;
   }

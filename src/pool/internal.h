@@ -92,6 +92,12 @@ struct pool {
   pthread_mutex_t mu;       /* one call at a time in this process */
   char why_not[512];        /* when not ready: why */
   uint64_t last_used, last_cap, last_peak; /* usage when freed */
+  /* lock holders that die (rmem.c): by world rank, the pid and a pidfd
+   * (-1 when its process runs under another kernel: another node) */
+  int *pid, *pidfd;
+  int timeout;              /* MPISW_POOL_TIMEOUT: seconds for an unseen holder */
+  int mpi_rc, mpi_rank;     /* the first MPI call that failed, and its target */
+  int mpi_dead;             /* ... not made: the target had died */
 };
 extern struct pool mpisw_pool;
 #define P (&mpisw_pool)
@@ -102,11 +108,27 @@ void mpisw_pool_rm_store(int r, uint64_t d, uint64_t v);
 uint64_t mpisw_pool_rm_cas(int r, uint64_t d, uint64_t expect, uint64_t v); /* old */
 uint64_t mpisw_pool_rm_fadd(int r, uint64_t d, uint64_t add);               /* old */
 uint64_t mpisw_pool_rm_fmax(int r, uint64_t d, uint64_t v);                 /* old */
-/* Spin lock word at (r, d): waits until it holds it (value rank+1). */
-void mpisw_pool_rm_lock(int r, uint64_t d);
+/* 1 when rank r is known dead (then no MPI call is made to it, and the
+ * pool's first MPI failure names it). */
+int mpisw_pool_rm_gone(int r);
+/* Spin lock word at (r, d): waits until it holds it (value rank+1):
+ * MPISW_POOL_OK, or MPISW_POOL_IO with *e filled (naming the file name,
+ * the lock what, the holder) when the holder died, or, on another node,
+ * did not let go within MPISW_POOL_TIMEOUT, or an MPI atomic failed. */
+int mpisw_pool_rm_lock(int r, uint64_t d, const char *what, const char *name,
+                       struct mpisw_error *e);
 void mpisw_pool_rm_unlock(int r, uint64_t d);
 /* 1 on the first try when free (no wait). */
 int mpisw_pool_rm_trylock(int r, uint64_t d);
+/* For loops of their own around trylock: one round of waiting for the
+ * lock at (r, d), with mpisw_pool_rm_lock's errors. */
+struct mpisw_pool_wait {
+  int round, holder;
+  int64_t since, checked; /* ns: this holder seen first, last look */
+};
+void mpisw_pool_rm_wait_init(struct mpisw_pool_wait *w);
+int mpisw_pool_rm_wait(struct mpisw_pool_wait *w, int r, uint64_t d, const char *what,
+                       const char *name, struct mpisw_error *e);
 /* After local stores: visible to the others (memory barrier + Win_sync). */
 void mpisw_pool_rm_publish(void);
 void mpisw_pool_rm_backoff(int round);
@@ -177,15 +199,18 @@ static inline uint64_t mpisw_pool_map_disp(uint64_t slot, int i) {
 
 /* ---- block.c: blocks, the per-owner index, the handle's cache ---- */
 int mpisw_pool_block_owner(const struct mpisw_pool_file *f, uint64_t block);
-/* Where block lives: 1 found (*b), 0 hole; with create allocates a missing
- * block (0 NOSPACE with *e filled, -1 never), its fill map empty. */
+/* Where block lives: 1 found (*b), 0 hole, -1 (only without create; *e)
+ * its owner cannot be reached; with create allocates a missing block (0
+ * with *e filled: kind NOSPACE, or IO when the owner's allocation lock
+ * cannot be had, rm_lock), its fill map empty. */
 int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
                           struct pool_blk *b, struct mpisw_error *e);
 /* The handle remembers that every granule of block is filled. */
 void mpisw_pool_block_full(struct mpisw_pool_file *f, uint64_t block);
-/* Frees every block of file uid numbered >= from (up to extent). */
-void mpisw_pool_blocks_free(uint64_t uid, uint64_t unit, int factor, int first, uint64_t from,
-                            uint64_t extent);
+/* Frees every block of file uid (named name) numbered >= from (up to
+ * extent): MPISW_POOL_OK, or MPISW_POOL_IO (*e) as rm_lock. */
+int mpisw_pool_blocks_free(const char *name, uint64_t uid, uint64_t unit, int factor, int first,
+                           uint64_t from, uint64_t extent, struct mpisw_error *e);
 void mpisw_pool_cache_clear(struct mpisw_pool_file *f);
 /* The handle's cache is dropped when another process shrank the file. */
 void mpisw_pool_cache_check(struct mpisw_pool_file *f);

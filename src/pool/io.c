@@ -55,7 +55,7 @@ int mpisw_pool_write(struct mpisw_pool_file *f, uint64_t off, const void *buf, u
     struct pool_blk bk;
     if (n > end - pos) n = end - pos;
     if (!mpisw_pool_block_find(f, b, 1, &bk, e)) {
-      rc = MPISW_POOL_NOSPACE;
+      rc = e->kind == MPISW_K_NOSPACE ? MPISW_POOL_NOSPACE : MPISW_POOL_IO;
       break;
     }
     if (mpisw_pool_fill_mark(f, b, &bk, in, n) ||
@@ -85,7 +85,9 @@ int mpisw_pool_read(struct mpisw_pool_file *f, uint64_t off, void *buf, uint64_t
     struct pool_blk bk;
     if (n > end - pos) n = end - pos;
     char *to = (char *)buf + (pos - off);
-    if (!mpisw_pool_block_find(f, b, 0, &bk, e)) memset(to, 0, n); /* a hole */
+    int found = mpisw_pool_block_find(f, b, 0, &bk, e);
+    if (found < 0) LEAVE(MPISW_POOL_IO);
+    if (!found) memset(to, 0, n); /* a hole */
     else if (mpisw_pool_fill_read(f, &bk, in, to, n))
       LEAVE(io_failed(f, "reading from", bk.owner, e));
     pos += n;
@@ -113,9 +115,10 @@ int mpisw_pool_set_size(struct mpisw_pool_file *f, uint64_t size, struct mpisw_e
   rm_fadd(f->home_rank, f->rec + R_TRUNC, 1); /* other handles drop their caches */
   uint64_t keep = (size + f->unit - 1) / f->unit;
   struct pool_blk bk;
-  if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &bk, e))
+  if (size % f->unit && mpisw_pool_block_find(f, size / f->unit, 0, &bk, e) > 0)
     mpisw_pool_fill_cut(f, &bk, size % f->unit); /* a later grow reads zeros */
-  mpisw_pool_blocks_free(f->uid, f->unit, f->factor, f->first, keep, extent);
+  if (mpisw_pool_blocks_free(f->name, f->uid, f->unit, f->factor, f->first, keep, extent, e))
+    LEAVE(MPISW_POOL_IO);
   if (extent > keep * f->unit) rm_store(f->home_rank, f->rec + R_EXTENT, keep * f->unit);
   mpisw_pool_cache_clear(f);
   f->trunc_seen = rm_load(f->home_rank, f->rec + R_TRUNC);
@@ -129,7 +132,8 @@ int mpisw_pool_preallocate(struct mpisw_pool_file *f, uint64_t size, struct mpis
   mpisw_pool_cache_check(f);
   struct pool_blk bk;
   for (uint64_t b = 0; b * f->unit < size; b++)
-    if (!mpisw_pool_block_find(f, b, 1, &bk, e)) LEAVE(MPISW_POOL_NOSPACE);
+    if (!mpisw_pool_block_find(f, b, 1, &bk, e))
+      LEAVE(e->kind == MPISW_K_NOSPACE ? MPISW_POOL_NOSPACE : MPISW_POOL_IO);
   rm_fmax(f->home_rank, f->rec + R_SIZE, size);
   LEAVE(MPISW_POOL_OK);
 }
@@ -157,10 +161,14 @@ int mpisw_pool_lock(struct mpisw_pool_file *f, struct mpisw_error *e) {
     LEAVE(MPISW_POOL_USAGE);
   }
   /* Other threads may run between tries (one may be about to unlock). */
-  for (int round = 0; !mpisw_pool_rm_trylock(f->home_rank, f->rec + R_FLOCK); round++) {
+  struct mpisw_pool_wait w;
+  mpisw_pool_rm_wait_init(&w);
+  while (!mpisw_pool_rm_trylock(f->home_rank, f->rec + R_FLOCK)) {
     pthread_mutex_unlock(&P->mu);
-    mpisw_pool_rm_backoff(round);
+    int rc = mpisw_pool_rm_wait(&w, f->home_rank, f->rec + R_FLOCK, "file lock (atomic mode)",
+                                f->name, e);
     pthread_mutex_lock(&P->mu);
+    if (rc) LEAVE(rc);
   }
   f->locked = 1;
   mpisw_pool_cache_check(f); /* what the previous holder did */

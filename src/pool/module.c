@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 
 #include "core/config.h"
 #include "core/unique.h"
@@ -240,6 +241,52 @@ static void release_segments(void) {
   P->mem_fd = -1;
 }
 
+/* Who runs each rank, for lock waiters (rmem.c): every rank's pid and its
+ * kernel (boot id and pid namespace); a rank under this process's own
+ * kernel (this node, or a simulated node on it) gets a pidfd, which polls
+ * readable when it ends. Without pidfds (old kernels) no death is seen
+ * and MPISW_POOL_TIMEOUT bounds the wait. */
+static uint64_t kernel_id(void) {
+  char boot[64] = "";
+  FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (b) {
+    if (!fgets(boot, sizeof boot, b)) boot[0] = 0;
+    fclose(b);
+  }
+  struct stat ns;
+  uint64_t h = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
+  for (const char *c = boot; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+  return h;
+}
+
+static void watch_ranks(int nranks) {
+  struct who {
+    uint64_t kernel;
+    int64_t pid;
+  } me = {kernel_id(), getpid()}, *all = calloc((size_t)nranks, sizeof *all);
+  P->pid = calloc((size_t)nranks, sizeof *P->pid);
+  P->pidfd = malloc((size_t)nranks * sizeof *P->pidfd);
+  int ok = all && P->pid && P->pidfd, every = 0;
+  PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (every)
+    PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, MPI_COMM_WORLD);
+  for (int r = 0; P->pidfd && r < nranks; r++) {
+    P->pid[r] = every ? (int)all[r].pid : 0;
+    P->pidfd[r] = -1;
+    if (every && all[r].kernel == me.kernel && all[r].pid != me.pid)
+      P->pidfd[r] = (int)syscall(SYS_pidfd_open, (pid_t)all[r].pid, 0);
+  }
+  free(all);
+}
+
+static void unwatch_ranks(void) {
+  for (int r = 0; P->pidfd && r < P->nranks; r++)
+    if (P->pidfd[r] >= 0) close(P->pidfd[r]);
+  free(P->pidfd);
+  free(P->pid);
+  P->pidfd = P->pid = NULL;
+}
+
 static void after_init(void) {
   struct mpisw_error e;
   int rank, nranks;
@@ -333,6 +380,9 @@ static void after_init(void) {
   P->rank = rank;
   P->nranks = nranks;
   P->storage = storage;
+  P->timeout = (int)mpisw_cfg_int(MPISW_CFG_POOL_TIMEOUT);
+  P->mpi_rc = P->mpi_dead = 0;
+  watch_ranks(nranks);
   P->rma = nnode < nranks || pager;
   if (P->rma) {
     int rc = MPI_SUCCESS;
@@ -346,6 +396,7 @@ static void after_init(void) {
       PMPI_Error_string(rc, s, &n);
       mpisw_fail(&e, MPISW_K_IO, "the pool's window over MPI_COMM_WORLD: %s", s);
       release_segments();
+      unwatch_ranks();
       PMPI_Comm_free(&P->node);
       free(P->seg);
       P->seg = NULL;
@@ -373,6 +424,7 @@ static void before_finalize(void) {
     P->world = MPI_WIN_NULL;
   }
   release_segments();
+  unwatch_ranks();
   PMPI_Comm_free(&P->node);
   free(P->seg);
   P->seg = NULL;
