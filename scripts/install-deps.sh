@@ -10,11 +10,13 @@ export DEBIAN_FRONTEND=noninteractive
 # The Debian packages the project needs.
 # gfortran: the Fortran tests (tests/fortran/) build with the compiler the
 # MPIs' Fortran wrappers (mpifort.mpich, mpifort.openmpi) call.
-# libhdf5-mpich-dev: parallel HDF5 for MPICH (h5pcc.mpich), for the real
-# program tests/realprog/h5_roundtrip.c (6 MB download, 21 MB installed,
-# about 10 s to install).
+# libhdf5-mpich-dev, libhdf5-openmpi-dev: parallel HDF5 for each MPI
+# (h5pcc.mpich, h5pcc.openmpi), for the real program
+# tests/realprog/h5_roundtrip.c (each about 6 MB download, 21 MB installed,
+# 5-10 s to install).
 packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev cmake ninja-build pkg-config
-          gcc gfortran libc6-dev fio util-linux python3 libhdf5-mpich-dev)
+          gcc gfortran libc6-dev fio util-linux python3 libhdf5-mpich-dev
+          libhdf5-openmpi-dev)
 
 # tool -> package that provides it (for the message only).
 checks=(
@@ -34,6 +36,7 @@ checks=(
   "unshare util-linux"
   "python3 python3"
   "h5pcc.mpich libhdf5-mpich-dev"
+  "h5pcc.openmpi libhdf5-openmpi-dev"
 )
 
 have() {

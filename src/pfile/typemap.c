@@ -125,6 +125,8 @@ struct builder {
   MPI_Count n, cap;
   char *why;
   size_t wl;
+  int have_bounds; /* 1: a struct's lb and ub by MPI's rule, from its blocks */
+  MPI_Count lb, ub;
 };
 
 static int emit(struct builder *b, MPI_Count disp, MPI_Count len)
@@ -375,7 +377,20 @@ static int build_derived(struct builder *b, struct contents *k, char *why, size_
     for (MPI_Count j = 0; rc == MPI_SUCCESS && j < n; j++) {
       MPI_Count bl = CNT(k, 1 + j, 1 + j);
       MPI_Count disp = k->large ? k->c[1 + n + j] : k->na ? (MPI_Count)k->a[j] : k->i[1 + n + j];
-      rc = emit_copies(b, &child[j]->pub, disp, bl, child[j]->pub.extent);
+      const struct mpisw_typemap *c = &child[j]->pub;
+      rc = emit_copies(b, c, disp, bl, c->extent);
+      /* lb = min(disp + lb(type)), ub = max(disp + lb(type) + bl * extent(type)),
+       * over the blocks of at least one copy */
+      MPI_Count lo = disp + c->lb, hi = lo + bl * c->extent;
+      if (c->extent < 0 || b->have_bounds < 0)
+        b->have_bounds = -1; /* negative extents: leave the bounds to MPI */
+      else if (bl > 0) {
+        if (!b->have_bounds || lo < b->lb)
+          b->lb = lo;
+        if (!b->have_bounds || hi > b->ub)
+          b->ub = hi;
+        b->have_bounds = 1;
+      }
     }
     break;
   }
@@ -525,6 +540,18 @@ static int build(MPI_Datatype t, struct map_box **out, int *cacheable, char *why
     free(b.p);
     free(box);
     return rc;
+  }
+  /* Open MPI 4.1.4 gets some structs' bounds wrong: HDF5's collective
+   * chunk filetype (63 blocks, some resized) comes back with lb 170496 and
+   * extent 127872 where MPI's rule (and MPICH) gives 1480 and 296888, so
+   * copies of it overlap. Bounds that do not even hold the blocks' own are
+   * wrong by the standard (the alignment padding only widens them): keep
+   * the rule's beside them. lb and extent stay the MPI's: packing memory
+   * must step as the MPI does. */
+  if (b.have_bounds > 0 && (b.lb < m->lb || b.ub > m->lb + m->extent)) {
+    m->rule_bounds = 1;
+    m->rule_lb = b.lb;
+    m->rule_extent = b.ub - b.lb;
   }
   finish(box, &b, before);
   if (before[b.n] != m->size) {

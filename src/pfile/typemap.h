@@ -44,6 +44,12 @@ struct mpisw_typemap {
   int disjoint;
   /* one piece as long as the extent: count instances are one run of bytes. */
   int dense;
+  /* A struct whose bounds from MPI_Type_get_extent do not even hold the
+   * bounds MPI's rule gives from its blocks (Open MPI 4.1.4 ignores blocks
+   * without explicit bounds when another has them): the rule's bounds, for
+   * a file view to tile by (see mpisw_view_init). 0 when the MPI's hold. */
+  int rule_bounds;
+  MPI_Count rule_lb, rule_extent;
 };
 
 /* Returns the flattened map of `type` in *map, a reference the caller gives
@@ -94,6 +100,7 @@ struct mpisw_view {
   MPI_Offset disp;
   MPI_Count esize;               /* size of the etype */
   struct mpisw_typemap *ftype;   /* the filetype's map (a reference) */
+  MPI_Count extent;              /* step between copies of the filetype */
   int writable;                  /* checked for writing (no overlap) */
 };
 

@@ -60,6 +60,16 @@ int mpisw_view_init(struct mpisw_view *v, MPI_Offset disp, MPI_Datatype etype,
     mpisw_typemap_fail(why, wl, rc, "filetype: %s", sub);
     return rc;
   }
+  /* Copies of the filetype step by its extent. For writing, by the extent
+   * MPI's rule gives when the MPI's own bounds are wrong (typemap.h,
+   * rule_bounds) and would make the copies overlap where the rule's do not:
+   * what HDF5 writes on Open MPI. A read-only view steps by the MPI's
+   * extent, as the MPI's own MPI-IO and MPI_Unpack do (overlapping copies
+   * are legal for reading). */
+  MPI_Count extent = f->extent;
+  MPI_Count span = f->n ? f->piece[f->n - 1].disp + f->piece[f->n - 1].len - f->piece[0].disp : 0;
+  if (writing && f->rule_bounds && span > f->extent && span <= f->rule_extent)
+    extent = f->rule_extent;
   if (e->size == 0)
     rc = mpisw_typemap_fail(why, wl, MPI_ERR_TYPE, "etype has size 0");
   else if (f->size % e->size)
@@ -79,17 +89,14 @@ int mpisw_view_init(struct mpisw_view *v, MPI_Offset disp, MPI_Datatype etype,
   else if (writing && !f->disjoint)
     rc = mpisw_typemap_fail(why, wl, MPI_ERR_TYPE,
                             "filetype holds overlapping bytes (the file is open for writing)");
-  else if (f->size > 0 && f->extent <= 0)
+  else if (f->size > 0 && extent <= 0)
     rc = mpisw_typemap_fail(why, wl, MPI_ERR_TYPE,
-                            "filetype holds data but its extent is %lld", (long long)f->extent);
-  else if (writing && f->n &&
-           f->piece[f->n - 1].disp + f->piece[f->n - 1].len - f->piece[0].disp > f->extent)
+                            "filetype holds data but its extent is %lld", (long long)extent);
+  else if (writing && f->n && span > extent)
     rc = mpisw_typemap_fail(why, wl, MPI_ERR_TYPE,
                             "copies of the filetype overlap: its data spans %lld bytes, its "
                             "extent is %lld (the file is open for writing)",
-                            (long long)(f->piece[f->n - 1].disp + f->piece[f->n - 1].len -
-                                        f->piece[0].disp),
-                            (long long)f->extent);
+                            (long long)span, (long long)extent);
   else if (!built_from(f, e))
     rc = mpisw_typemap_fail(why, wl, MPI_ERR_TYPE,
                             "filetype is not built from the etype (an etype of the filetype "
@@ -98,6 +105,7 @@ int mpisw_view_init(struct mpisw_view *v, MPI_Offset disp, MPI_Datatype etype,
     v->disp = disp;
     v->esize = e->size;
     v->ftype = f;
+    v->extent = extent;
     v->writable = writing != 0;
   } else
     mpisw_typemap_release(f);
@@ -138,7 +146,7 @@ int mpisw_view_iter_next(struct mpisw_view_iter *it, MPI_Offset *file_off, MPI_C
     return 0;
   const struct mpisw_typemap *f = it->v->ftype;
   MPI_Offset base = it->v->disp;
-  if (f->dense) { /* copies follow each other: the rest is one run */
+  if (f->dense && it->v->extent == f->extent) { /* copies follow each other: one run */
     *file_off = base + f->piece[0].disp + it->tile * f->extent + it->skip;
     *data_off = it->done;
     *len = it->len - it->done;
@@ -149,7 +157,7 @@ int mpisw_view_iter_next(struct mpisw_view_iter *it, MPI_Offset *file_off, MPI_C
   *len = 0;
   *file_off = -1;
   while (it->done < it->len) {
-    MPI_Offset at = base + it->tile * f->extent + f->piece[it->i].disp + it->skip;
+    MPI_Offset at = base + it->tile * it->v->extent + f->piece[it->i].disp + it->skip;
     if (*len && at != *file_off + *len)
       break; /* not adjacent in the file: the next call's piece */
     MPI_Count n = f->piece[it->i].len - it->skip;
@@ -195,7 +203,7 @@ int mpisw_view_byte_offset(const struct mpisw_view *v, MPI_Count pos, MPI_Offset
   }
   MPI_Count tile = pos / f->size, r = pos % f->size;
   MPI_Count i = mpisw_typemap_find(f, r);
-  *off = v->disp + tile * f->extent + f->piece[i].disp + (r - f->before[i]);
+  *off = v->disp + tile * v->extent + f->piece[i].disp + (r - f->before[i]);
   return MPI_SUCCESS;
 }
 
@@ -240,10 +248,10 @@ int mpisw_view_stream_pos(const struct mpisw_view *v, MPI_Offset file_off, MPI_C
     if (f->piece[i].disp + f->piece[i].len > hi)
       hi = f->piece[i].disp + f->piece[i].len;
   /* copies wholly below x, then the few that straddle it */
-  MPI_Count k = x - hi < 0 ? 0 : (x - hi) / f->extent + 1;
+  MPI_Count k = x - hi < 0 ? 0 : (x - hi) / v->extent + 1;
   MPI_Count sum = k * f->size;
-  for (; k * f->extent + lo < x; k++)
-    sum += below(f, x - k * f->extent);
+  for (; k * v->extent + lo < x; k++)
+    sum += below(f, x - k * v->extent);
   *pos = sum;
   return MPI_SUCCESS;
 }

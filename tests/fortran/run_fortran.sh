@@ -14,12 +14,8 @@ set -u
 mode=$1 np=$2 prog=$3 lib=$4
 shift 4
 [ "${1:-}" = "--" ] && shift
-dir=$(mktemp -d /tmp/mpisw-fortran-XXXXXX) || exit 1
-err=$dir.err
-cleanup() { rm -f "$err"; [ "${MPISW_TEST_KEEP:-0}" = 1 ] || rm -rf "$dir"; }
-trap cleanup EXIT
-trap 'exit 143' INT TERM
-fail() { echo "FAIL: run_fortran.sh $mode: $*" >&2; ls -la "$dir" >&2; exit 1; }
+. "$(cd "$(dirname "$0")" && pwd)/../tools/progcheck.sh"
+pc_setup fortran "run_fortran.sh $mode"
 case "$mode" in
 hints) set -- "$@" -n "$np" env MPISW_REPORT=1 GFORTRAN_ERROR_BACKTRACE=0 "$prog" "$dir" hints ;;
 preload)
@@ -29,17 +25,10 @@ preload)
   ;;
 *) echo "usage: run_fortran.sh hints|preload NP PROG LIBMPISW -- MPIEXEC [FLAGS]" >&2; exit 2 ;;
 esac
-echo "run_fortran.sh: $*"
-timeout -k 5 50 "$@" 2>"$err"
-rc=$?
-cat "$err" >&2
-[ "$rc" = 0 ] || fail "the program failed (exit status $rc)"
-n=$(grep -c '^mpisw: active:' "$err")
-[ "$n" = 1 ] || fail "'mpisw: active:' on $n lines, expected 1: mpisw did not see MPI_Init"
-grep -q "^mpisw:   windows: 0 in memory, $np on storage," "$err" ||
-  fail "the report does not say 'windows: 0 in memory, $np on storage'"
-n=$(ls -A "$dir" | wc -l)
-[ "$n" -eq "$np" ] || fail "$n files in $dir, expected $np"
+pc_run "the program" "$@"
+pc_active "mpisw did not see MPI_Init"
+pc_report "^mpisw:   windows: 0 in memory, $np on storage," "windows: 0 in memory, $np on storage"
+pc_files "$np" "one per rank"
 r=0
 while [ "$r" -lt "$np" ]; do
   "$prog" verify "$dir/f$r" $(((r + np - 1) % np)) || fail "file f$r after MPI_Win_free"

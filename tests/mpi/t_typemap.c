@@ -755,7 +755,10 @@ static void test_view(void)
     }
     int esize;
     MPI_Type_size(e, &esize);
-    if (v.ftype->size == 0) {
+    /* v.extent != the MPI's: a struct whose bounds the MPI gets wrong (Open
+     * MPI 4.1), tiled by MPI's rule, which the MPI's own engine, the judge
+     * here, does not follow: t_struct_bounds checks those. */
+    if (v.ftype->size == 0 || v.extent != v.ftype->extent) {
       mpisw_view_free(&v);
       free_view_types(e, &f, &rf);
       continue;
@@ -868,7 +871,8 @@ static void test_offset(void)
     struct mpisw_view v;
     char why[256];
     if (mpisw_view_init(&v, disp, e, f, 1, why, sizeof why) != MPI_SUCCESS ||
-        v.ftype->size == 0 || disp + 3 * v.ftype->extent + v.ftype->true_lb +
+        v.ftype->size == 0 || v.extent != v.ftype->extent || /* see test_view */
+        disp + 3 * v.ftype->extent + v.ftype->true_lb +
         v.ftype->true_extent > (1 << 20)) {
       if (v.ftype)
         mpisw_view_free(&v);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run_h5.sh WHERE IO NP PROG LIBMPISW -- MPIEXEC [PREFLAGS...]
-# Runs the unmodified parallel HDF5 program h5_roundtrip (tests/realprog/)
+# Runs the unmodified parallel HDF5 program h5_roundtrip (tests/realprog/,
+# built with h5pcc.mpich or h5pcc.openmpi)
 # on NP ranks with MPISW_REPORT=1, IO = collective|independent, and checks
 # what it left. PROG is either linked with libmpisw (h5_roundtrip_linked) or
 # not (h5_roundtrip_plain: then it runs under LD_PRELOAD=LIBMPISW).
@@ -17,14 +18,9 @@ set -u
 where=$1 io=$2 np=$3 prog=$4 lib=$5
 shift 5
 [ "${1:-}" = "--" ] && shift
-dir=$(mktemp -d /tmp/mpisw-realprog-h5-XXXXXX) || exit 1
-err=$dir.err
-cleanup() { rm -f "$err"; [ "${MPISW_TEST_KEEP:-0}" = 1 ] || rm -rf "$dir"; }
-trap cleanup EXIT
-trap 'exit 143' INT TERM
-fail() { echo "FAIL: run_h5.sh $where $io: $*" >&2; ls -la "$dir" >&2; exit 1; }
+. "$(cd "$(dirname "$0")" && pwd)/../tools/progcheck.sh"
+pc_setup realprog-h5 "run_h5.sh $where $io"
 
-mpiexec=$1 # MPICH's: no flags needed for the one-process check
 file=$dir/out.h5
 extra=
 case "$where" in
@@ -39,24 +35,15 @@ case "$prog" in
 esac
 # HDF5's file locking (flock) is the library's business, not ours: leave it on.
 # shellcheck disable=SC2086
-set -- "$@" -n "$np" env MPISW_REPORT=1 $preload $extra "$prog" "$file" "$io"
-echo "run_h5.sh: $*"
-timeout -k 5 50 "$@" 2>"$err"
-rc=$?
-cat "$err" >&2
-[ "$rc" = 0 ] || fail "h5_roundtrip failed (exit status $rc)"
-n=$(grep -c '^mpisw: active:' "$err")
-[ "$n" = 1 ] || fail "'mpisw: active:' on $n lines, expected 1: libmpisw was not in the program"
+pc_run h5_roundtrip "$@" -n "$np" env MPISW_REPORT=1 $preload $extra "$prog" "$file" "$io"
+pc_active "libmpisw was not in the program"
 
 case "$where" in
 real)
   [ -s "$dir/out.h5" ] || fail "no file $dir/out.h5 on disk: the real file did not reach the MPI library"
   # One process, POSIX driver: an independent reader of the bytes.
-  "$mpiexec" -n 1 "$prog" --verify "$dir/out.h5" "$np" || fail "the file on disk is not what $np ranks wrote"
+  "$@" -n 1 "$prog" --verify "$dir/out.h5" "$np" || fail "the file on disk is not what $np ranks wrote"
   ;;
-*)
-  n=$(ls -A "$dir" | wc -l)
-  [ "$n" = 0 ] || fail "$n files in $dir: a pooled file reached the disk"
-  ;;
+*) pc_files 0 "a pooled file reached the disk" ;;
 esac
 echo "run_h5.sh: PASS"

@@ -1,43 +1,46 @@
 #!/bin/sh
-# run_mpi4py.sh CACHE MODE NP "PASSED SKIPPED" LIBMPISW -- MPIEXEC [PREFLAGS...]
+# run_mpi4py.sh CACHE MPI MODE NP "PASSED SKIPPED [FAILING...]" LIBMPISW -- MPIEXEC [PREFLAGS...]
 # Runs mpi4py's own test_file.py and test_io.py (from its source
-# distribution, mpi4py built for MPICH: mpi4py_prepare.sh CACHE) on NP ranks
-# with its own runner (test/main.py), counts on every rank the tests passed,
-# failed (failures + errors) and skipped, and passes when every rank has
-# PASSED passed, 0 failed and SKIPPED skipped. The tests name their files
+# distribution, mpi4py built for MPI = mpich or openmpi: mpi4py_prepare.sh
+# CACHE MPI) on NP ranks with its own runner (test/main.py), counts on every
+# rank the tests passed, failed (failures + errors) and skipped, and passes
+# when every rank has PASSED passed, SKIPPED skipped, and as failed exactly
+# the tests named FAILING (test method names; none: 0 failed). The tests name their files
 # with tempfile.mkstemp under TMPDIR, which is a fresh directory here:
 #   test_file.py  $TMPDIR/mpi4py-<world rank><8 random>  (MPI_COMM_SELF)
 #   test_io.py    $TMPDIR/mpi4py-<8 random> (one file over COMM_WORLD) or
 #                 $TMPDIR/mpi4py-<world rank>-<8 random> (COMM_SELF, NP > 1)
 # so the pattern $TMPDIR/mpi4py* takes every one of them and nothing else.
-# MODE plain          no libmpisw: the baseline, plain MPICH
-#      preload        LD_PRELOAD=LIBMPISW; every file reaches MPICH untouched,
+# MODE plain          no libmpisw: the baseline, the plain MPI
+#      preload        LD_PRELOAD=LIBMPISW; every file reaches the MPI untouched,
 #                     and TMPDIR must be empty afterwards (the tests delete
 #                     their files, with MPI_File_delete and DELETE_ON_CLOSE)
 #      pooled         preload + MPISW_MEM_PATHS='$TMPDIR/mpi4py*': the files
 #                     in the pool; in TMPDIR mkstemp's empty placeholders
 #                     (deleting the pooled file leaves them), at least one
-#      pooled-noskip  pooled, with --no-skip-mpi: mpi4py's 26 view tests that
-#                     it skips for MPICH 4.0 (ROMIO aborts on most) run too
+#      pooled-noskip  pooled, with --no-skip-mpi: the tests mpi4py skips for
+#                     the MPI run too (MPICH 4.0: 26 view tests, on which
+#                     ROMIO aborts; Open MPI 4.1: TestDatarep.testRegister)
 set -u
-cache=$1 mode=$2 np=$3 expect=$4 lib=$5
-shift 5
+cache=$1 mpi=$2 mode=$3 np=$4 expect=$5 lib=$6
+shift 6
 [ "${1:-}" = "--" ] && shift
 here=$(cd "$(dirname "$0")" && pwd)
-prep=$(sh "$here/mpi4py_prepare.sh" "$cache")
+prep=$(sh "$here/mpi4py_prepare.sh" "$cache" "$mpi")
 rc=$?
 [ "$rc" = 0 ] || { printf '%s\n' "$prep"; exit "$rc"; }
 site=$(printf '%s\n' "$prep" | tail -n 2 | head -n 1)
 tests=$(printf '%s\n' "$prep" | tail -n 1)
-read -r want_pass want_skip <<EOF
+read -r want_pass want_skip want_fail <<EOF
 $expect
 EOF
+nfail=$(printf '%s\n' $want_fail | grep -c .)
 
 work=$(mktemp -d /tmp/mpisw-realprog-mpi4py-XXXXXX) || exit 1
 cleanup() { [ "${MPISW_TEST_KEEP:-0}" = 1 ] || rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 143' INT TERM
-fail() { echo "FAIL: run_mpi4py.sh $mode np$np: $*"; exit 1; }
+fail() { echo "FAIL: run_mpi4py.sh $mpi $mode np$np: $*"; exit 1; }
 tmp=$work/tmp
 mkdir "$tmp"
 
@@ -48,13 +51,14 @@ plain) ;;
 preload) vars="$vars LD_PRELOAD=$lib" ;;
 pooled) vars="$vars LD_PRELOAD=$lib MPISW_MEM_PATHS=$tmp/mpi4py*" ;;
 pooled-noskip) vars="$vars LD_PRELOAD=$lib MPISW_MEM_PATHS=$tmp/mpi4py*"; flags=--no-skip-mpi ;;
-*) echo "usage: run_mpi4py.sh CACHE plain|preload|pooled|pooled-noskip NP 'PASSED SKIPPED' LIBMPISW -- MPIEXEC" >&2; exit 2 ;;
+*) echo "usage: run_mpi4py.sh CACHE mpich|openmpi plain|preload|pooled|pooled-noskip NP 'PASSED SKIPPED [FAILING...]' LIBMPISW -- MPIEXEC" >&2; exit 2 ;;
 esac
 echo "run_mpi4py.sh: $* -n $np env $vars python3 $tests/main.py $flags test_file test_io"
-# Each rank's report to its own file (MPICH's launcher sets PMI_RANK).
+# Each rank's report to its own file (MPICH's launcher sets PMI_RANK, Open
+# MPI's OMPI_COMM_WORLD_RANK).
 # shellcheck disable=SC2086
 timeout -k 5 170 "$@" -n "$np" env $vars sh -c \
-  'exec python3 -B "$1"/main.py $2 test_file test_io >"$0.$PMI_RANK" 2>&1' \
+  'exec python3 -B "$1"/main.py $2 test_file test_io >"$0.${PMI_RANK:-$OMPI_COMM_WORLD_RANK}" 2>&1' \
   "$work/out" "$tests" "$flags" </dev/null
 rc=$?
 r=0
@@ -63,7 +67,10 @@ while [ "$r" -lt "$np" ]; do
   cat "$work/out.$r" 2>/dev/null
   r=$((r + 1))
 done
-[ "$rc" = 0 ] || fail "mpiexec exited $rc"
+# A run with failing tests ends with a non-zero status, as it must.
+if [ "$nfail" = 0 ]; then
+  [ "$rc" = 0 ] || fail "mpiexec exited $rc"
+fi
 
 r=0
 while [ "$r" -lt "$np" ]; do
@@ -77,9 +84,12 @@ while [ "$r" -lt "$np" ]; do
   skipped=${skipped:-0}
   passed=$((ran - skipped - failed))
   echo "run_mpi4py.sh: rank $r: ran $ran: $passed passed, $failed failed, $skipped skipped" \
-       "(plain MPICH: $want_pass passed, 0 failed, $want_skip skipped)"
-  [ "$passed" = "$want_pass" ] && [ "$failed" = 0 ] && [ "$skipped" = "$want_skip" ] ||
-    fail "rank $r counts differ from plain MPICH's"
+       "(expected: $want_pass passed, $nfail failed${want_fail:+ ($want_fail)}, $want_skip skipped)"
+  [ "$passed" = "$want_pass" ] && [ "$failed" = "$nfail" ] && [ "$skipped" = "$want_skip" ] ||
+    fail "rank $r counts differ from the expected ones"
+  for t in $want_fail; do
+    grep -Eq "^(ERROR|FAIL): $t " "$out" || fail "rank $r: $t is not the test that failed"
+  done
   r=$((r + 1))
 done
 
@@ -102,4 +112,4 @@ plain | preload)
   [ "$n" -gt 0 ] || fail "no placeholder left in TMPDIR: the tests' files were real, not pooled"
   ;;
 esac
-echo "mpi4py: $passed passed, 0 failed, $skipped skipped"
+echo "mpi4py: $passed passed, $nfail failed${want_fail:+ ($want_fail)}, $skipped skipped"
