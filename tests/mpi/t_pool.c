@@ -9,15 +9,11 @@
 #include <stdint.h>
 
 #include "pool/pool.h"
+#include "pool_check.h"
 #include "testlib.h"
 
 static struct mpisw_error e;
 
-#define OK(call)                                                                   \
-  do {                                                                             \
-    int rc_ = (call);                                                              \
-    CHECK(rc_ == MPISW_POOL_OK, "%s returned %d: %s", #call, rc_, e.msg);          \
-  } while (0)
 #define IS(call, want)                                                             \
   do {                                                                             \
     int rc_ = (call);                                                              \

@@ -14,16 +14,12 @@
 #include <string.h>
 
 #include "pool/pool.h"
+#include "pool_check.h"
 #include "testlib.h"
 #include "win/internal.h"
 
 static struct mpisw_error e;
 
-#define OK(call)                                                                   \
-  do {                                                                             \
-    int rc_ = (call);                                                              \
-    CHECK(rc_ == MPISW_POOL_OK, "%s returned %d: %s", #call, rc_, e.msg);          \
-  } while (0)
 
 #define CHUNK (1u << 20)
 

@@ -54,24 +54,25 @@ static int rank, size, victim, failures;
 static int strings_kept;
 static char scen[16];
 
-static void say(const char *fmt, ...) {
+static void vline(const char *tag, const char *fmt, va_list ap) {
   char line[1200];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  printf("deadrank: rank %d: %s\n", rank, line);
+  printf("%sdeadrank: rank %d: %s\n", tag, rank, line);
   fflush(stdout);
 }
 
-static void bad(const char *fmt, ...) {
-  char line[1200];
+static void say(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  vline("", fmt, ap);
   va_end(ap);
-  printf("FAIL deadrank: rank %d: %s\n", rank, line);
-  fflush(stdout);
+}
+
+static void bad(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vline("FAIL ", fmt, ap);
+  va_end(ap);
   failures++;
 }
 
