@@ -1,5 +1,7 @@
 #include "core/claim.h"
 
+#include "core/path.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -37,6 +39,6 @@ void mpisw_claim_drop_orphan(struct mpisw_file *f) {
   memset(&fl, 0, sizeof fl);
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET; /* l_start 0, l_len 0: the whole file */
-  if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type == F_UNLCK) unlink(f->path);
+  if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type == F_UNLCK) mpisw_path_unlink(f->path);
   close(fd);
 }

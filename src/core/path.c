@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int mpisw_path_expand(const char *pattern, int rank, const char *host, char *out,
@@ -62,4 +64,8 @@ void mpisw_path_parent(const char *path, char *out, size_t len) {
   } else {
     snprintf(out, len, "%.*s", (int)(slash - path), path);
   }
+}
+
+int mpisw_path_unlink(const char *path) {
+  return (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0);
 }

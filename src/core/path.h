@@ -19,4 +19,10 @@ int mpisw_path_is_dir(const char *path);
 /* Writes the parent directory of path into out ("." when there is none). */
 void mpisw_path_parent(const char *path, char *out, size_t len);
 
+/* Removes the file path with the system call itself (0, or -1 and errno):
+ * libmpisw's own unlink (src/interpose/posix.c: pooled names for the
+ * program) is not for the library's files, and calling it from here would
+ * run up through every layer. */
+int mpisw_path_unlink(const char *path);
+
 #endif

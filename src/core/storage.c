@@ -227,7 +227,7 @@ void mpisw_file_rollback(struct mpisw_file *f) {
   if (f->fd < 0) return;
   if (f->created) {
     /* a unique file has no name; one another window claimed is in use */
-    if (!f->unique && !f->claim_lost) unlink(f->path);
+    if (!f->unique && !f->claim_lost) mpisw_path_unlink(f->path);
   } else if (f->grown && !f->blockdev) {
     if (ftruncate(f->fd, (off_t)f->old_size) != 0) { /* best effort */
     }
@@ -238,7 +238,7 @@ void mpisw_file_rollback(struct mpisw_file *f) {
 
 void mpisw_file_close(struct mpisw_file *f, int remove) {
   if (f->fd < 0) return;
-  if (remove && !f->blockdev && !f->unique) unlink(f->path);
+  if (remove && !f->blockdev && !f->unique) mpisw_path_unlink(f->path);
   int err = !remove && f->unique ? mpisw_unique_keep(f->fd, f->path) : 0;
   if (err) /* storage_alloc_unlink=false on a unique file: its data is lost */
     fprintf(stderr, "mpisw: storage_alloc_unlink=false: cannot keep the window's file as '%s': %s\n",

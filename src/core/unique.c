@@ -40,7 +40,7 @@ int mpisw_unique_create(const char *dir, const char *tag, char *name, size_t cap
   if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return -1;
   fd = mkostemp(name, O_CLOEXEC);
   if (fd < 0) return -1;
-  unlink(name); /* peers open /proc/<pid>/fd/<fd>; nothing to leave behind */
+  mpisw_path_unlink(name); /* peers open /proc/<pid>/fd/<fd>; nothing to leave behind */
   return fd;
 }
 

@@ -1,8 +1,8 @@
 /* Data of pooled files: reads and writes block by block straight into the
  * owner's segment (memcpy on this node, MPI_Put/MPI_Get beyond), never
- * read-modify-write (the fill map says what reads as zeros, fill.c); the size is raised with one atomic max after the
- * data; shrinking frees blocks; and the file-wide calls (lock, shared file
- * pointer, owner, usage). */
+ * read-modify-write (the fill map says what reads as zeros, fill.c); the
+ * size is raised with one atomic max after the data; shrinking frees
+ * blocks; and the file-wide calls (lock, shared file pointer, owner). */
 #include <string.h>
 
 #include "pool/internal.h"
@@ -278,22 +278,4 @@ int mpisw_pool_owner(struct mpisw_pool_file *f, uint64_t off, int *world_rank, u
   *world_rank = mpisw_pool_block_owner(f, off / f->unit);
   *run = f->factor == 1 ? UINT64_MAX : f->unit - off % f->unit;
   return MPISW_POOL_OK;
-}
-
-void mpisw_pool_usage(uint64_t *used, uint64_t *capacity, uint64_t *peak) {
-  pthread_mutex_lock(&P->mu);
-  if (!P->ready) {
-    *used = P->last_used, *capacity = P->last_cap, *peak = P->last_peak;
-    pthread_mutex_unlock(&P->mu);
-    return;
-  }
-  uint64_t u = 0, p = 0;
-  for (int r = 0; r < P->nranks; r++) {
-    u += rm_load(r, H_USED);
-    p += rm_load(r, H_PEAK);
-  }
-  *used = u;
-  *peak = p;
-  *capacity = (uint64_t)P->nranks * (P->size - P->heap_off);
-  pthread_mutex_unlock(&P->mu);
 }

@@ -26,6 +26,26 @@ struct pool mpisw_pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
                           .mem_fd = -1,
                           .why_not = "MPI is not initialized (the pool is made at MPI_Init)"};
 
+/* Use of the whole pool: every rank's counters (the last figures once
+ * the pool is freed). */
+void mpisw_pool_usage(uint64_t *used, uint64_t *capacity, uint64_t *peak) {
+  pthread_mutex_lock(&P->mu);
+  if (!P->ready) {
+    *used = P->last_used, *capacity = P->last_cap, *peak = P->last_peak;
+    pthread_mutex_unlock(&P->mu);
+    return;
+  }
+  uint64_t u = 0, p = 0;
+  for (int r = 0; r < P->nranks; r++) {
+    u += rm_load(r, H_USED);
+    p += rm_load(r, H_PEAK);
+  }
+  *used = u;
+  *peak = p;
+  *capacity = (uint64_t)P->nranks * (P->size - P->heap_off);
+  pthread_mutex_unlock(&P->mu);
+}
+
 int mpisw_pool_ready(void) { return __atomic_load_n(&P->ready, __ATOMIC_ACQUIRE); }
 
 int mpisw_pool_need(const char *name, struct mpisw_error *e) {
