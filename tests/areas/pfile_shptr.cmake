@@ -12,7 +12,10 @@ set(_shptr_env MPISW_POOL_SIZE=64M)
 mpisw_mpi_test(pfile_shptr_halves  PROG t_pfile_shptr ARGS halves  NP 2 4   ENV ${_shptr_env} LABELS pfile)
 mpisw_mpi_test(pfile_shptr_self    PROG t_pfile_shptr ARGS self    NP 1 2 4 ENV ${_shptr_env} LABELS pfile)
 mpisw_mpi_test(pfile_shptr_append  PROG t_pfile_shptr ARGS append  NP 1 2 4 ENV ${_shptr_env} LABELS pfile)
-mpisw_mpi_test(pfile_shptr_leak    PROG t_pfile_shptr ARGS leak 2000 NP 1 2 4 ENV ${_shptr_env} LABELS pfile)
+mpisw_mpi_test(pfile_shptr_leak    PROG t_pfile_shptr ARGS leak 2000 NP 1 2 ENV ${_shptr_env} LABELS pfile)
+# 4 busy-polling ranks on 2 cores: each open and close waits for a timeslice;
+# still more loops than the 768 slots of 4 ranks
+mpisw_mpi_test(pfile_shptr_leak800 PROG t_pfile_shptr ARGS leak 800 NP 4 ENV ${_shptr_env} LABELS pfile)
 mpisw_mpi_test(pfile_shptr_exhaust PROG t_pfile_shptr ARGS exhaust NP 1 2 4 ENV ${_shptr_env} LABELS pfile)
 mpisw_mpi_test(pfile_shptr_comms   PROG t_pfile_shptr ARGS comms   NP 1 2 4 ENV ${_shptr_env} LABELS pfile)
 # across simulated nodes: the slots reached with MPI atomics (the rma path)
