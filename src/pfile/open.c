@@ -13,6 +13,7 @@
 
 #include "pfile/internal.h"
 #include "win/internal.h"
+#include "win/internal.h"
 
 #define OPEN "MPI_File_open"
 
@@ -27,11 +28,8 @@ static int amode_error(int amode) {
 
 /* A positive integer hint of info, 0 when absent; -1 when its value is not. */
 static long long int_hint(MPI_Info info, const char *key, char *bad, int badlen) {
-  if (info == MPI_INFO_NULL) return 0;
   char v[64];
-  int flag = 0;
-  PMPI_Info_get(info, key, sizeof v - 1, v, &flag);
-  if (!flag) return 0;
+  if (!mpisw_info_get(info, key, v, sizeof v)) return 0;
   char *end;
   errno = 0;
   long long x = strtoll(v, &end, 10);
@@ -44,14 +42,8 @@ static long long int_hint(MPI_Info info, const char *key, char *bad, int badlen)
 
 /* A string hint of info, copied (NULL when absent). */
 static char *text_hint(MPI_Info info, const char *key) {
-  if (info == MPI_INFO_NULL) return NULL;
-  int len = 0, flag = 0;
-  PMPI_Info_get_valuelen(info, key, &len, &flag);
-  if (!flag) return NULL;
-  char *v = malloc((size_t)len + 1);
-  if (v) PMPI_Info_get(info, key, len, v, &flag);
-  if (v) v[len] = 0;
-  return v;
+  char v[MPISW_PATH_MAX + 1];
+  return mpisw_info_get(info, key, v, sizeof v) ? strdup(v) : NULL;
 }
 
 int mpisw_pfile_agree(struct mpisw_pfile *f, MPI_Comm comm, int code, const char *routine,

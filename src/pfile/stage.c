@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/storage.h"
 #include "pfile/internal.h"
 
 #define CHUNK (8u << 20)
@@ -110,9 +111,10 @@ int mpisw_pfile_drain(struct mpisw_pfile *f, const char *path) {
       break;
     }
     if (got < n) memset(buf + got, 0, n - got);
-    if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n) {
+    int err = mpisw_pwrite_all(fd, buf, n, off);
+    if (err) {
       code = mpisw_pfile_error(f, MPI_ERR_IO, R, "mpisw_drain=%s: write at %llu: %s", path,
-                               (unsigned long long)off, strerror(errno));
+                               (unsigned long long)off, strerror(err));
       break;
     }
     mine += n;

@@ -206,7 +206,7 @@ int mpisw_pool_block_find(struct mpisw_pool_file *f, uint64_t block, int create,
   mpisw_pool_rm_unlock(owner, H_ALOCK);
   /* A new block on this node of a storage pool is written next through
    * the mapping: its pages faulted in with one call, not one fault each
-   * (a memory pool's large writes use pwrite, rmem.c). */
+   * (a memory pool's copies choose their way in data.c). */
   if (P->seg[owner] && P->mem_fd < 0)
     madvise(P->seg[owner] + *disp, f->unit, MADV_POPULATE_WRITE);
   rm_fmax(f->home_rank, f->rec + R_EXTENT, (block + 1) * f->unit);

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/storage.h"
 #include "pmpi/pmpi.h"
 #include "pool/internal.h"
 
@@ -72,11 +73,11 @@ static int ready_here(char *a, uint64_t len) {
   return 1;
 }
 
-static int memfd_io(int write, char *a, void *buf, uint64_t len) {
+/* The memfd holds every segment of the node: reads cannot come up short. */
+static int memfd_read(const char *a, void *buf, uint64_t len) {
   off_t at = (off_t)(a - P->mem_base);
   for (uint64_t done = 0; done < len;) {
-    ssize_t n = write ? pwrite(P->mem_fd, (const char *)buf + done, len - done, at + (off_t)done)
-                      : pread(P->mem_fd, (char *)buf + done, len - done, at + (off_t)done);
+    ssize_t n = pread(P->mem_fd, (char *)buf + done, len - done, at + (off_t)done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return -1;
     done += (uint64_t)n;
@@ -88,7 +89,7 @@ int mpisw_pool_rm_put(int r, uint64_t d, const void *buf, uint64_t len) {
   if (P->seg[r]) {
     char *a = P->seg[r] + d;
     if (P->mem_fd >= 0 && len >= SYSCALL_MIN && !ready_here(a, len))
-      return memfd_io(1, a, (void *)buf, len);
+      return mpisw_pwrite_all(P->mem_fd, buf, len, (uint64_t)(a - P->mem_base)) ? -1 : 0;
     memcpy(a, buf, len);
     return 0;
   }
@@ -107,7 +108,7 @@ int mpisw_pool_rm_get(int r, uint64_t d, void *buf, uint64_t len) {
   if (P->seg[r]) {
     char *a = P->seg[r] + d;
     if (P->mem_fd >= 0 && len >= SYSCALL_MIN && !ready_here(a, len))
-      return memfd_io(0, a, buf, len);
+      return memfd_read(a, buf, len);
     memcpy(buf, a, len);
     return 0;
   }
