@@ -48,6 +48,8 @@ extern "C" {
 #define MPISW_HINT_PAGER_MEMORY "storage_pager_memory" /* bytes the pager may hold (K/M/G) */
 #define MPISW_HINT_NODE_SHARED "storage_node_shared"   /* true | false: one node's storage
                                                           window on the MPI's shared window */
+#define MPISW_HINT_SYNC "storage_sync"                 /* plain | atomic (docs/DURABILITY.md) */
+#define MPISW_HINT_SYNC_SCOPE "storage_sync_scope"     /* local | remote (docs/DURABILITY.md) */
 
 /* MPI-IO hints honoured for storage windows. */
 #define MPISW_HINT_ACCESS_STYLE "access_style"         /* read_once,random,... (madvise) */

@@ -69,6 +69,43 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
                                 "another node lasts before it fails naming that rank (a "
                                 "holder on this node is watched: its death fails the wait at "
                                 "once); 0: no limit"},
+    [MPISW_CFG_CKPT_LOCAL] = {"MPISW_CKPT_LOCAL", MPISW_CFG_PATH, "/tmp/mpisw-ckpt/%h", 0, 0, 0,
+                              0, NULL,
+                              "node-local directory of checkpoints (the LOCAL level; %h host "
+                              "name, %r rank); made when missing"},
+    [MPISW_CFG_CKPT_PFS] = {"MPISW_CKPT_PFS", MPISW_CFG_PATH, "unset", 0, 0, 0, 0, NULL,
+                            "global directory of checkpoints (the PFS level, reached by every "
+                            "node); unset: no PFS level"},
+    [MPISW_CFG_CKPT_LOCAL_EVERY] = {"MPISW_CKPT_LOCAL_EVERY", MPISW_CFG_INT, "1", 1, 0, 1000000,
+                                    0, NULL,
+                                    "the LOCAL level takes every n-th checkpoint; 0: never "
+                                    "(other levels are then written directly)"},
+    [MPISW_CFG_CKPT_PARTNER_EVERY] = {"MPISW_CKPT_PARTNER_EVERY", MPISW_CFG_INT, "0", 0, 0,
+                                      1000000, 0, NULL,
+                                      "every n-th checkpoint is also copied to a partner rank "
+                                      "on another node; 0: never"},
+    [MPISW_CFG_CKPT_XOR_EVERY] = {"MPISW_CKPT_XOR_EVERY", MPISW_CFG_INT, "0", 0, 0, 1000000, 0,
+                                  NULL,
+                                  "every n-th checkpoint also gets XOR parity over groups of "
+                                  "MPISW_CKPT_XOR_SIZE ranks on distinct nodes; 0: never"},
+    [MPISW_CFG_CKPT_PFS_EVERY] = {"MPISW_CKPT_PFS_EVERY", MPISW_CFG_INT, "1", 1, 0, 1000000, 0,
+                                  NULL,
+                                  "every n-th checkpoint is drained to MPISW_CKPT_PFS; 0: "
+                                  "never"},
+    [MPISW_CFG_CKPT_XOR_SIZE] = {"MPISW_CKPT_XOR_SIZE", MPISW_CFG_INT, "4", 4, 2, 256, 0, NULL,
+                                 "ranks of one XOR group (one lost node per group is "
+                                 "recoverable; parity costs 1/(size-1) of the data)"},
+    [MPISW_CFG_CKPT_KEEP] = {"MPISW_CKPT_KEEP", MPISW_CFG_INT, "2", 2, 1, 64, 0, NULL,
+                             "complete versions kept on each level (older ones are removed "
+                             "once a newer one is complete everywhere)"},
+    [MPISW_CFG_CKPT_STAGING] = {"MPISW_CKPT_STAGING", MPISW_CFG_BOOL, "1", 1, 0, 0, 0, NULL,
+                                "1: a checkpoint returns once its fastest level is durable "
+                                "and a thread drains it to PFS; 0: PFS is written before it "
+                                "returns"},
+    [MPISW_CFG_CKPT_CHUNK] = {"MPISW_CKPT_CHUNK", MPISW_CFG_SIZE, "64K", 64 * 1024, 4096,
+                              1024 * 1024 * 1024, 1, NULL,
+                              "unit of incremental checkpoints: a chunk whose checksum did not "
+                              "change since the version it overwrites is not written"},
 };
 
 struct value {
@@ -109,6 +146,9 @@ void mpisw_cfg_forms(int id, char *buf, int len) {
     break;
   case MPISW_CFG_HINTLIST:
     snprintf(buf, len, "key=value;key=value;... (the hints)");
+    break;
+  case MPISW_CFG_PATH:
+    snprintf(buf, len, "a path (%%h host name, %%r rank, %%%% a %%)");
     break;
   case MPISW_CFG_PATTERNS:
     snprintf(buf, len, "pattern:pattern:... (shell wildcards *, ?, [...]; a pattern matches "

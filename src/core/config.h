@@ -30,6 +30,17 @@ enum mpisw_cfg_id {
   MPISW_CFG_POOL_HINTS,
   MPISW_CFG_MEM_PATHS,
   MPISW_CFG_POOL_TIMEOUT,
+  /* checkpoints (docs/CHECKPOINTS.md); info keys ckpt_* of mpisw_ckpt_create win */
+  MPISW_CFG_CKPT_LOCAL,
+  MPISW_CFG_CKPT_PFS,
+  MPISW_CFG_CKPT_LOCAL_EVERY,
+  MPISW_CFG_CKPT_PARTNER_EVERY,
+  MPISW_CFG_CKPT_XOR_EVERY,
+  MPISW_CFG_CKPT_PFS_EVERY,
+  MPISW_CFG_CKPT_XOR_SIZE,
+  MPISW_CFG_CKPT_KEEP,
+  MPISW_CFG_CKPT_STAGING,
+  MPISW_CFG_CKPT_CHUNK,
   MPISW_CFG_COUNT
 };
 
@@ -39,7 +50,8 @@ enum mpisw_cfg_type {
   MPISW_CFG_INT,      /* a decimal integer within [min, max] */
   MPISW_CFG_HINTLIST, /* key=value;key=value: values are checked where used */
   MPISW_CFG_PATTERNS, /* pattern:pattern:...: shell wildcard patterns (fnmatch) */
-  MPISW_CFG_CHOICE    /* one of the words in choices */
+  MPISW_CFG_CHOICE,   /* one of the words in choices */
+  MPISW_CFG_PATH      /* a path pattern (%h host, %r rank, %% %); not empty */
 };
 
 /* Where an effective value came from. */

@@ -14,7 +14,8 @@ const char *const mpisw_hint_keys[] = {
     "storage_alloc_factor", "storage_alloc_order",    "storage_alloc_unlink",
     "storage_alloc_discard", "access_style",          "file_perm",
     "striping_factor",      "striping_unit",          "storage_backend",
-    "storage_pager_memory", "storage_node_shared", NULL};
+    "storage_pager_memory", "storage_node_shared", "storage_sync",
+    "storage_sync_scope",   NULL};
 
 static const struct {
   const char *name;
@@ -209,6 +210,14 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
       return bad(e, key, value, "a positive byte count (digits, optional suffix K, M, G or T)");
   } else if (!strcmp(key, "storage_node_shared")) {
     if (mpisw_hint_bool(key, value, &h->node_shared, e)) return -1;
+  } else if (!strcmp(key, "storage_sync")) {
+    if (!strcmp(value, "plain")) h->sync_atomic = 0;
+    else if (!strcmp(value, "atomic")) h->sync_atomic = 1;
+    else return bad(e, key, value, "'plain' or 'atomic'");
+  } else if (!strcmp(key, "storage_sync_scope")) {
+    if (!strcmp(value, "local")) h->sync_remote = 0;
+    else if (!strcmp(value, "remote")) h->sync_remote = 1;
+    else return bad(e, key, value, "'local' or 'remote'");
   } else if (!strcmp(key, "striping_unit")) {
     if (parse_positive_long(value, &h->striping_unit))
       return bad(e, key, value, "a positive integer (bytes)");

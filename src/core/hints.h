@@ -38,6 +38,10 @@ struct mpisw_hints {
   int backend;                       /* MPISW_BACKEND_* */
   uint64_t pager_memory;             /* storage_pager_memory; 0: derived from the budget */
   int node_shared;                   /* storage_node_shared: 1, 0, or -1 (the MPI's default) */
+  /* durability (docs/DURABILITY.md) */
+  int sync_atomic;                   /* storage_sync=atomic: a sync is all or nothing */
+  int sync_remote;                   /* storage_sync_scope=remote: also what this rank wrote
+                                        into other ranks' storage */
 };
 
 enum { MPISW_BACKEND_MMAP = 0, MPISW_BACKEND_PAGER = 1 };
