@@ -24,6 +24,36 @@ static int slot_rank(uint64_t g) { return (int)(g / P->nslots); }
 static uint64_t slot_disp(uint64_t g) { return P->dir_off + (g % P->nslots) * REC_SIZE; }
 
 enum { FOUND = 1, ABSENT = 0, RETRY = 2, DIR_FULL = 3 };
+
+/* A name's probe path: every directory slot once, from its hash's home slot
+ * on (linear probing over all ranks' slots); lookup and create walk it. */
+struct probe {
+  uint64_t n, h, k, left; /* slots in all, the hash, the step, steps left */
+  uint64_t g, d;          /* the slot: global number, displacement */
+  int r;                  /* its rank */
+};
+
+/* Moves to step p->k and returns that slot's state word. */
+static uint64_t probe_load(struct probe *p) {
+  p->g = (p->h % p->n + p->k) % p->n;
+  p->r = slot_rank(p->g);
+  p->d = slot_disp(p->g);
+  return rm_load(p->r, p->d + R_STATE);
+}
+
+static uint64_t probe_first(uint64_t h, struct probe *p) {
+  p->n = nglobal();
+  p->h = h;
+  p->k = 0;
+  p->left = p->n;
+  return p->left ? probe_load(p) : 0;
+}
+
+static uint64_t probe_next(struct probe *p) {
+  p->k++;
+  p->left--;
+  return p->left ? probe_load(p) : 0;
+}
 #define CHAIN_LOCK "directory's chain lock (create and delete)"
 
 struct found {
@@ -35,12 +65,10 @@ struct found {
  * counted). RETRY: the record changed under the lookup; look again. */
 static int lookup(const char *name, size_t len, uint64_t h, int open, struct found *out) {
   char other[MPISW_POOL_NAME_MAX + 1];
-  uint64_t n = nglobal();
-  for (uint64_t k = 0; k < n; k++) {
-    uint64_t g = (h % n + k) % n;
-    int r = slot_rank(g);
-    uint64_t d = slot_disp(g);
-    uint64_t st = rm_load(r, d + R_STATE);
+  struct probe p;
+  for (uint64_t st = probe_first(h, &p); p.left; st = probe_next(&p)) {
+    int r = p.r;
+    uint64_t d = p.d, g = p.g;
     if (st == S_FREE) return ABSENT;
     if (st != S_LIVE) continue;
     rm_get(r, d, out->w, sizeof out->w);
@@ -89,12 +117,10 @@ static int create(const char *name, size_t len, uint64_t h, const struct mpisw_p
                       l->stripe_factor);
   int factor = l && l->stripe_factor ? l->stripe_factor : P->nranks;
   if (factor > P->nranks) factor = P->nranks;
-  uint64_t n = nglobal();
-  for (uint64_t k = 0; k < n; k++) {
-    uint64_t g = (h % n + k) % n;
-    int r = slot_rank(g);
-    uint64_t d = slot_disp(g);
-    uint64_t st = rm_load(r, d + R_STATE);
+  struct probe p;
+  for (uint64_t st = probe_first(h, &p); p.left; st = probe_next(&p)) {
+    int r = p.r;
+    uint64_t d = p.d, g = p.g;
     if (st != S_FREE && st != S_TOMB) continue;
     if (rm_cas(r, d + R_STATE, st, S_CLAIMED) != st) continue;
     uint64_t gen = (rm_fadd(r, d + R_GEN, 1) + 1) & 0xffffffffULL;
