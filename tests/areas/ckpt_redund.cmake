@@ -1,0 +1,21 @@
+# The PARTNER and XOR levels of checkpoints (src/ckpt/redund.h) on simulated
+# nodes: MPICH's fork launcher with -hosts, Open MPI with a host name per
+# rank (tests/tools/redund_nodes.sh; both need root for UTS namespaces).
+# Linked with libmpisw.a to reach the internal seam. ctest -L ckpt_redund
+add_executable(t_redund ${CMAKE_CURRENT_SOURCE_DIR}/mpi/t_redund.c)
+target_include_directories(t_redund PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(t_redund PRIVATE mpisw_testlib mpisw_static m Threads::Threads)
+# mpisw_redund_test(NAME NODES PPN MODE): NODES x PPN ranks, PROCESSORS NODES*PPN.
+function(mpisw_redund_test name nodes ppn mode)
+  math(EXPR np "${nodes} * ${ppn}")
+  add_test(NAME ${name}
+           COMMAND ${MPISW_SH} ${MPISW_TOOLS}/redund_nodes.sh ${MPISW_MPI_FLAVOR} ${MPISW_MPIEXEC}
+                   ${nodes} ${ppn} $<TARGET_FILE:t_redund> ${mode})
+  mpisw_mpi_props(${name} ${np} "mpi;root;multinode;ckpt_redund")
+endfunction()
+mpisw_redund_test(ckpt_redund_partner_2x2 2 2 partner)
+mpisw_redund_test(ckpt_redund_xor_4x1 4 1 xor)
+mpisw_redund_test(ckpt_redund_xor_4x2 4 2 xor)
+mpisw_redund_test(ckpt_redund_xor2lost_4x1 4 1 xor2lost)
+# One node: both levels refused with a clear error (no simulated hosts needed).
+mpisw_mpi_test(ckpt_redund_onenode PROG t_redund ARGS onenode NP 2 LABELS ckpt_redund)
