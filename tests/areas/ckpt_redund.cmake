@@ -5,17 +5,19 @@
 add_executable(t_redund ${CMAKE_CURRENT_SOURCE_DIR}/mpi/t_redund.c)
 target_include_directories(t_redund PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(t_redund PRIVATE mpisw_testlib mpisw_static m Threads::Threads)
-# mpisw_redund_test(NAME NODES PPN MODE): NODES x PPN ranks, PROCESSORS NODES*PPN.
-function(mpisw_redund_test name nodes ppn mode)
+# mpisw_redund_test(NAME NODES PPN MODE...): NODES x PPN ranks, PROCESSORS NODES*PPN.
+function(mpisw_redund_test name nodes ppn)
   math(EXPR np "${nodes} * ${ppn}")
   add_test(NAME ${name}
            COMMAND ${MPISW_SH} ${MPISW_TOOLS}/redund_nodes.sh ${MPISW_MPI_FLAVOR} ${MPISW_MPIEXEC}
-                   ${nodes} ${ppn} $<TARGET_FILE:t_redund> ${mode})
+                   ${nodes} ${ppn} $<TARGET_FILE:t_redund> ${ARGN})
   mpisw_mpi_props(${name} ${np} "mpi;root;multinode;ckpt_redund")
 endfunction()
 mpisw_redund_test(ckpt_redund_partner_2x2 2 2 partner)
 mpisw_redund_test(ckpt_redund_xor_4x1 4 1 xor)
 mpisw_redund_test(ckpt_redund_xor_4x2 4 2 xor)
+# 5 nodes of one rank: a group of 4, the fifth rank joins it (a group of 5).
+mpisw_redund_test(ckpt_redund_xor_5x1 5 1 xor 5)
 mpisw_redund_test(ckpt_redund_xor2lost_4x1 4 1 xor2lost)
 # One node: both levels refused with a clear error (no simulated hosts needed).
 mpisw_mpi_test(ckpt_redund_onenode PROG t_redund ARGS onenode NP 2 LABELS ckpt_redund)

@@ -7,8 +7,8 @@
  *   t_redund partner    store 3 versions (the last larger: the partner
  *                       windows grow), lose a node, rebuild byte-exact;
  *                       a damaged copy is refused, nothing written
- *   t_redund xor        groups of 4 on distinct nodes: parity <= 1/3 of
- *                       the data, lose a node, rebuild byte-exact
+ *   t_redund xor [K]    groups of K (4) on distinct nodes: parity <= 1/(K-1)
+ *                       of the data, lose a node, rebuild byte-exact
  *   t_redund xor2lost   two nodes of one group lost: a clear error, nothing
  *                       written
  *   t_redund onenode    every rank on one node: PARTNER and XOR refused */
@@ -179,12 +179,14 @@ static void partner(void) {
   CHECK_MPI(mpisw_redund_close(&r));
 }
 
-static void xor_level(int two_lost) {
+/* want_k: the group size the layout must give (4 on 4 nodes; 5 on 5 nodes
+ * of one rank: a group of 4 and the fifth rank joining it). */
+static void xor_level(int two_lost, int want_k) {
   const size_t base = 150000;
   struct mpisw_redund *r = open_level(MPISW_REDUND_XOR, 0);
   int k = 0, pos = -1, nodes = 0;
   mpisw_redund_layout(r, NULL, &k, &pos, &nodes);
-  CHECK(nodes >= 4 && k == 4, "%d nodes, XOR groups of %d: the driver makes 4 nodes", nodes, k);
+  CHECK(nodes >= 4 && k == want_k, "%d nodes, XOR groups of %d, want %d", nodes, k, want_k);
   for (int v = 1; v <= 3; v++) {
     write_image(v, base);
     CHECK_MPI(mpisw_redund_store(r, MPISW_REDUND_XOR, v, img_path(v)));
@@ -198,14 +200,14 @@ static void xor_level(int two_lost) {
                        tl_file_size(px)}, sum[3];
   CHECK(mine[2] > 4096, "parity file %s missing or empty", px);
   CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-  int groups = tl_size / 4;
+  int groups = tl_size / k;
   if (tl_rank == 0)
-    tl_log("XOR k=4: data %lld bytes, parity %lld (%.4f of the data; files with headers "
-           "%lld, %.4f)", sum[1], sum[0], (double)sum[0] / (double)sum[1], sum[2],
+    tl_log("XOR k=%d: data %lld bytes, parity %lld (%.4f of the data; files with headers "
+           "%lld, %.4f)", k, sum[1], sum[0], (double)sum[0] / (double)sum[1], sum[2],
            (double)sum[2] / (double)sum[1]);
-  /* 1/(k-1), rounded up to a whole byte per group */
-  CHECK(3 * sum[0] <= sum[1] + 3 * groups, "parity %lld bytes > 1/3 of %lld data bytes", sum[0],
-        sum[1]);
+  /* 1/(k-1) (1/3 at k=4), rounded up to a whole byte per group */
+  CHECK((k - 1) * sum[0] <= sum[1] + (k - 1) * groups, "parity %lld bytes > 1/%d of %lld data "
+        "bytes", sum[0], k - 1, sum[1]);
   check_versions(r, MPISW_REDUND_XOR, 2, 3, 2);
   CHECK_MPI(mpisw_redund_close(&r));
 
@@ -276,9 +278,9 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "partner"))
     partner();
   else if (!strcmp(mode, "xor"))
-    xor_level(0);
+    xor_level(0, argc > 2 ? atoi(argv[2]) : 4);
   else if (!strcmp(mode, "xor2lost"))
-    xor_level(1);
+    xor_level(1, 4);
   else if (!strcmp(mode, "onenode"))
     onenode();
   else
