@@ -157,9 +157,12 @@ int mpisw_partner_open(struct mpisw_redund *r, uint64_t image_max, struct mpisw_
     failed = mpisw_fail(e, MPISW_K_USAGE, "%d ranks have rank %d as PARTNER (at most %d): "
                         "nodes with very different rank counts", r->nclients, r->rank,
                         P_MAX_CLIENTS) != 0;
-  if (mpisw_agree(r->comm, failed, e, NULL)) return -1;
-  uint64_t *want = calloc((size_t)r->size, sizeof *want);
-  if (!want) return mpisw_fail(e, MPISW_K_NOMEM, "no memory");
+  uint64_t *want = failed ? NULL : calloc((size_t)r->size, sizeof *want);
+  if (!failed && !want) failed = mpisw_fail(e, MPISW_K_NOMEM, "no memory") != 0;
+  if (mpisw_agree(r->comm, failed, e, NULL)) {
+    free(want);
+    return -1;
+  }
   PMPI_Allgather(&image_max, 1, MPI_UINT64_T, want, 1, MPI_UINT64_T, r->comm);
   uint64_t need = 0;
   for (int i = 0; i < r->nclients; i++)
@@ -269,9 +272,12 @@ int mpisw_partner_store(struct mpisw_redund *r, int version, const char *path,
   uint64_t size = 0, sum = 0;
   int failed = mpisw_redund_relpath(r, path, rel, e) != 0;
   if (!failed) failed = mpisw_redund_file_sum(path, &size, &sum, e) != 0;
-  if (mpisw_agree(r->comm, failed, e, NULL)) return -1;
   uint64_t *sizes = calloc((size_t)r->size, sizeof *sizes);
-  if (!sizes) return mpisw_fail(e, MPISW_K_NOMEM, "no memory");
+  if (!failed && !sizes) failed = mpisw_fail(e, MPISW_K_NOMEM, "no memory") != 0;
+  if (mpisw_agree(r->comm, failed, e, NULL)) {
+    free(sizes);
+    return -1;
+  }
   PMPI_Allgather(&size, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, r->comm);
   uint64_t need = 0;
   for (int i = 0; i < r->nclients; i++)

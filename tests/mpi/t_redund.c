@@ -128,6 +128,12 @@ static void partner(void) {
     CHECK_MPI(mpisw_redund_store(r, MPISW_REDUND_PARTNER, v, img_path(v)));
   }
   check_versions(r, MPISW_REDUND_PARTNER, 2, 3, 2);   /* KEEP 2 */
+  /* an image outside LOCAL: refused on every rank, the copies untouched */
+  int rc = mpisw_redund_store(r, MPISW_REDUND_PARTNER, 4,
+                              tl_rank == 1 ? "/etc/hostname" : img_path(3));
+  EXPECT_ERR(rc, MPISW_ERR_USAGE, "rank 1: image /etc/hostname is not under the LOCAL directory",
+             NULL);
+  check_versions(r, MPISW_REDUND_PARTNER, 2, 3, 2);
   CHECK(tl_exists(tl_path("local/%s/%s.partner.r%d", host, NAME, tl_rank)),
         "no partner window file in the LOCAL directory");
   CHECK_MPI(mpisw_redund_close(&r));
@@ -166,7 +172,7 @@ static void partner(void) {
   CHECK_MPI(MPI_Allreduce(&found, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   CHECK(any, "no copy of version 2 of the lost node found to damage");
   if (lost) unlink(img_path(2));
-  int rc = mpisw_redund_rebuild(r, MPISW_REDUND_PARTNER, 2, lost, got, sizeof got);
+  rc = mpisw_redund_rebuild(r, MPISW_REDUND_PARTNER, 2, lost, got, sizeof got);
   EXPECT_ERR(rc, MPISW_ERR_IO, "does not match its checksum", "not restored");
   if (lost) {
     CHECK(!tl_exists(img_path(2)), "a damaged copy was written to %s", img_path(2));
@@ -268,6 +274,13 @@ static void onenode(void) {
     CHECK(r == NULL, "a handle was returned with the error");
   }
   CHECK(tl_count_dir(local_dir(), NAME) == 0, "files made in the LOCAL directory");
+  struct mpisw_redund_opts o = {MPISW_REDUND_PARTNER, 4, 2, 0};
+  struct mpisw_redund *r = NULL;
+  EXPECT_ERR(mpisw_redund_open("a/b", MPI_COMM_WORLD, local_dir(), &o, &r), MPISW_ERR_USAGE,
+             "checkpoint name 'a/b'", "[A-Za-z0-9_.-]");
+  o.keep = 0;
+  EXPECT_ERR(mpisw_redund_open(NAME, MPI_COMM_WORLD, local_dir(), &o, &r), MPISW_ERR_HINT,
+             "ckpt_keep 0", NULL);
 }
 
 int main(int argc, char **argv) {
