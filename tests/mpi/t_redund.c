@@ -36,7 +36,15 @@ static void hosts_init(void) {
   CHECK_MPI(MPI_Allgather(host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, MPI_COMM_WORLD));
 }
 
-static const char *local_dir(void) { return tl_path("local/%s", host); }
+/* The LOCAL directory as the checkpoint core expands it: <scratch>/local/%h. */
+static const char *local_dir(void) {
+  static char dir[4096];
+  struct mpisw_error e;
+  if (!dir[0])
+    CHECK(mpisw_path_expand(tl_path("local/%%h"), tl_rank, host, dir, sizeof dir, &e) == 0,
+          "expand: %s", e.msg);
+  return dir;
+}
 
 /* Images differ by rank and version, in size and bytes. */
 static size_t img_size(int rank, int v, size_t base) {
