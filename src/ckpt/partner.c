@@ -18,6 +18,7 @@
 
 #include "ckpt/redund_internal.h"
 #include "core/path.h"
+#include "mpisw.h"
 #include "win/internal.h"
 
 #define P_MAGIC "MPISWPT1"
@@ -115,12 +116,21 @@ static int make_window(struct mpisw_redund *r, uint64_t slot_need, struct mpisw_
   PMPI_Info_set(info, "storage_node_shared", "false");
   int rc = mpisw_win_allocate(R, (MPI_Aint)size, 1, info, r->comm, &r->pbase, &r->pwin, 0);
   PMPI_Info_free(&info);
-  if (rc != MPI_SUCCESS) {
+  if (rc != MPI_SUCCESS) {   /* every rank failed (the allocation agrees) */
     r->pwin = MPI_WIN_NULL;
+    r->pbase = NULL;
     char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
+    int n = 0, cls = -1, kind = MPISW_K_IO;
     PMPI_Error_string(rc, s, &n);
-    return mpisw_fail(e, MPISW_K_IO, "the partner window %s: %s", path, s);
+    PMPI_Error_class(rc, &cls);
+    for (int k = 0; k < MPISW_K_COUNT; k++) {   /* keep its class: a full LOCAL is NOSPACE */
+      int c = -2;
+      if (mpisw_error_class(k, &c) == MPI_SUCCESS && c == cls) kind = k;
+    }
+    const char *why = s;   /* without the allocation's own "mpisw: <routine>: " */
+    if (!strncmp(why, "mpisw: ", 7) && strstr(why + 7, ": ")) why = strstr(why + 7, ": ") + 2;
+    return mpisw_fail(e, kind, "cannot make the partner windows (%llu bytes here, %s): %s",
+                      (unsigned long long)size, keep_old ? "copies kept" : "new", why);
   }
   PMPI_Win_set_errhandler(r->pwin, MPI_ERRORS_RETURN);
   r->pwin_size = size;
@@ -283,9 +293,10 @@ int mpisw_partner_store(struct mpisw_redund *r, int version, const char *path,
   for (int i = 0; i < r->nclients; i++)
     if (sizes[r->clients[i]] > need) need = sizes[r->clients[i]];
   free(sizes);
-  /* An image larger than its slot: every window is made again (collective). */
-  if (mpisw_any(r->comm, need > ((struct phdr *)r->pbase)->slot_size) &&
-      make_window(r, need, e) != 0)
+  /* An image larger than its slot, or no window (a remake failed): every
+   * window is made again (collective). */
+  uint64_t have = r->pbase ? ((struct phdr *)r->pbase)->slot_size : 0;
+  if (mpisw_any(r->comm, r->pwin == MPI_WIN_NULL || need > have) && make_window(r, need, e) != 0)
     return -1;
   failed = 0;
   if (mpisw_next.Win_lock(MPI_LOCK_EXCLUSIVE, r->partner, 0, r->pwin) != MPI_SUCCESS) {
@@ -321,7 +332,10 @@ int mpisw_partner_versions(struct mpisw_redund *r, int *v, int max, int *n,
   struct pslot s[64];
   int ci = -1, failed = 0;
   *n = 0;
-  if (mpisw_next.Win_lock(MPI_LOCK_SHARED, r->partner, 0, r->pwin) != MPI_SUCCESS) {
+  if (r->pwin == MPI_WIN_NULL) {
+    failed = mpisw_fail(e, MPISW_K_USAGE, "no partner window (a store failed to make it): "
+                        "free the checkpoint and create it again") != 0;
+  } else if (mpisw_next.Win_lock(MPI_LOCK_SHARED, r->partner, 0, r->pwin) != MPI_SUCCESS) {
     failed = mpisw_fail(e, MPISW_K_IO, "MPI_Win_lock of partner rank %d failed", r->partner) != 0;
   } else {
     failed = read_slots(r, &h, s, &ci, e) != 0;
@@ -387,7 +401,10 @@ static int get_copy(struct mpisw_redund *r, int version, char *out, size_t outle
 int mpisw_partner_rebuild(struct mpisw_redund *r, int version, int need, char *path,
                           size_t len, struct mpisw_error *e) {
   int failed = 0;
-  if (need) {
+  if (r->pwin == MPI_WIN_NULL) {
+    failed = mpisw_fail(e, MPISW_K_USAGE, "no partner window (a store failed to make it): "
+                        "free the checkpoint and create it again") != 0;
+  } else if (need) {
     if (mpisw_next.Win_lock(MPI_LOCK_SHARED, r->partner, 0, r->pwin) != MPI_SUCCESS) {
       failed = mpisw_fail(e, MPISW_K_IO, "MPI_Win_lock of partner rank %d failed",
                           r->partner) != 0;

@@ -21,3 +21,10 @@ mpisw_redund_test(ckpt_redund_xor_5x1 5 1 xor 5)
 mpisw_redund_test(ckpt_redund_xor2lost_4x1 4 1 xor2lost)
 # One node: both levels refused with a clear error (no simulated hosts needed).
 mpisw_mpi_test(ckpt_redund_onenode PROG t_redund ARGS onenode NP 2 LABELS ckpt_redund)
+# LOCAL on an 8 MiB tmpfs: the partner windows cannot grow -> MPISW_ERR_NOSPACE,
+# earlier copies intact (mountdrv.sh: root, a private mount namespace).
+add_test(NAME ckpt_redund_nospace_2x1
+         COMMAND ${MPISW_SH} ${MPISW_TOOLS}/mountdrv.sh tmpfs8m --
+                 ${MPISW_SH} ${MPISW_TOOLS}/redund_nodes.sh ${MPISW_MPI_FLAVOR} ${MPISW_MPIEXEC}
+                 2 1 $<TARGET_FILE:t_redund> nospace)
+mpisw_mpi_props(ckpt_redund_nospace_2x1 2 "mpi;root;multinode;ckpt_redund")

@@ -11,7 +11,9 @@
  *                       of the data, lose a node, rebuild byte-exact
  *   t_redund xor2lost   two nodes of one group lost: a clear error, nothing
  *                       written
- *   t_redund onenode    every rank on one node: PARTNER and XOR refused */
+ *   t_redund onenode    every rank on one node: PARTNER and XOR refused
+ *   t_redund nospace    LOCAL full while the partner windows must grow: a
+ *                       clear error, the stored copies intact */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -36,14 +38,25 @@ static void hosts_init(void) {
   CHECK_MPI(MPI_Allgather(host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, MPI_COMM_WORLD));
 }
 
-/* The LOCAL directory as the checkpoint core expands it: <scratch>/local/%h. */
+/* The LOCAL directory as the checkpoint core expands it: <root>/%h, root
+ * <scratch>/local (or a small file system's, mode nospace). */
+static char root[4096];
 static const char *local_dir(void) {
   static char dir[4096];
+  char pattern[4200];
   struct mpisw_error e;
+  if (!root[0]) snprintf(root, sizeof root, "%s", tl_path("local"));
+  snprintf(pattern, sizeof pattern, "%s/%%h", root);
   if (!dir[0])
-    CHECK(mpisw_path_expand(tl_path("local/%%h"), tl_rank, host, dir, sizeof dir, &e) == 0,
-          "expand: %s", e.msg);
+    CHECK(mpisw_path_expand(pattern, tl_rank, host, dir, sizeof dir, &e) == 0, "expand: %s",
+          e.msg);
   return dir;
+}
+static const char *lpath(const char *what) {
+  char *b = malloc(8192);
+  CHECK(b, "no memory");
+  snprintf(b, 8192, "%s/%s", local_dir(), what);
+  return b;
 }
 
 /* Images differ by rank and version, in size and bytes. */
@@ -51,13 +64,21 @@ static size_t img_size(int rank, int v, size_t base) {
   return base + (size_t)rank * 1000 + (size_t)v * 10 + (size_t)rank % 3;
 }
 static unsigned img_seed(int rank, int v) { return (unsigned)(rank * 1000 + v + 1); }
-static const char *img_path(int v) { return tl_path("local/%s/img/r%d.v%d", host, tl_rank, v); }
+static const char *img_path(int v) {
+  char rel[64];
+  snprintf(rel, sizeof rel, "img/r%d.v%d", tl_rank, v);
+  return lpath(rel);
+}
+static const char *window_file(void) {
+  char rel[256];
+  snprintf(rel, sizeof rel, "%s.partner.r%d", NAME, tl_rank);
+  return lpath(rel);
+}
 
 static void write_image(int v, size_t base) {
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s/img", local_dir());
+  mkdir(root, 0700);
   mkdir(local_dir(), 0700);
-  mkdir(dir, 0700);
+  mkdir(lpath("img"), 0700);
   tl_write_pattern_file(img_path(v), 0, img_size(tl_rank, v, base), img_seed(tl_rank, v), 0600);
 }
 
@@ -142,7 +163,7 @@ static void partner(void) {
   EXPECT_ERR(rc, MPISW_ERR_USAGE, "rank 1: image /etc/hostname is not under the LOCAL directory",
              NULL);
   check_versions(r, MPISW_REDUND_PARTNER, 2, 3, 2);
-  CHECK(tl_exists(tl_path("local/%s/%s.partner.r%d", host, NAME, tl_rank)),
+  CHECK(tl_exists(window_file()),
         "no partner window file in the LOCAL directory");
   CHECK_MPI(mpisw_redund_close(&r));
 
@@ -176,7 +197,7 @@ static void partner(void) {
   CHECK_MPI(MPI_Allgather(&p, 1, MPI_INT, partners, 1, MPI_INT, MPI_COMM_WORLD));
   for (int c = 0; c < tl_size; c++)
     if (partners[c] == tl_rank && !strcmp(hosts[c], victim))
-      found |= damage_copy(tl_path("local/%s/%s.partner.r%d", host, NAME, tl_rank), c, 2, base);
+      found |= damage_copy(window_file(), c, 2, base);
   CHECK_MPI(MPI_Allreduce(&found, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   CHECK(any, "no copy of version 2 of the lost node found to damage");
   if (lost) unlink(img_path(2));
@@ -186,7 +207,7 @@ static void partner(void) {
     CHECK(!tl_exists(img_path(2)), "a damaged copy was written to %s", img_path(2));
     char pre[32];
     snprintf(pre, sizeof pre, "r%d.", tl_rank);
-    CHECK(tl_count_dir(tl_path("local/%s/img", host), pre) == 1,
+    CHECK(tl_count_dir(lpath("img"), pre) == 1,
           "files of rank %d left in the image directory besides version 3", tl_rank);
   }
   free(partners);
@@ -271,6 +292,41 @@ static void xor_level(int two_lost, int want_k) {
   CHECK_MPI(mpisw_redund_close(&r));
 }
 
+/* LOCAL on an 8 MiB file system (mountdrv.sh tmpfs8m), 2 nodes of one rank:
+ * an image that outgrows the partner slots when the windows cannot grow is
+ * a clear MPISW_ERR_NOSPACE, and the copies stored before are intact. */
+static void nospace(void) {
+  const char *mnt = getenv("MPISW_TEST_MNT");
+  CHECK(mnt && *mnt, "MPISW_TEST_MNT not set (run under mountdrv.sh tmpfs8m)");
+  snprintf(root, sizeof root, "%s/local", mnt);
+  const size_t small = 512 * 1024, large = 1536 * 1024;
+  struct mpisw_redund *r = open_level(MPISW_REDUND_PARTNER, img_size(tl_rank, 1, small));
+  for (int v = 1; v <= 3; v++) {
+    if (v > 1) unlink(img_path(v - 1));   /* LOCAL keeps the current image only */
+    write_image(v, v == 3 ? large : small);
+    int rc = mpisw_redund_store(r, MPISW_REDUND_PARTNER, v, img_path(v));
+    if (v < 3) {
+      CHECK_MPI(rc);
+      continue;
+    }
+    /* the windows would need 2 x 3 MiB more on a file system with ~3 MiB free */
+    EXPECT_ERR(rc, MPISW_ERR_NOSPACE, "cannot make the partner windows", "no space");
+  }
+  char got[4096];
+  EXPECT_ERR(mpisw_redund_rebuild(r, MPISW_REDUND_PARTNER, 2, 1, got, sizeof got),
+             MPISW_ERR_USAGE, "no partner window", "create it again");
+  CHECK_MPI(mpisw_redund_close(&r));
+  unlink(img_path(3));
+  r = open_level(MPISW_REDUND_PARTNER, 0);
+  check_versions(r, MPISW_REDUND_PARTNER, 2, 2, 1);
+  CHECK_MPI(mpisw_redund_rebuild(r, MPISW_REDUND_PARTNER, 2, 1, got, sizeof got));
+  CHECK(!strcmp(got, img_path(2)), "rebuilt %s, want %s", got, img_path(2));
+  check_image(2, small);
+  CHECK_MPI(mpisw_redund_close(&r));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (tl_rank == 0) tl_rm_rf(root);
+}
+
 static void onenode(void) {
   int levels[2] = {MPISW_REDUND_PARTNER, MPISW_REDUND_XOR};
   for (int i = 0; i < 2; i++) {
@@ -304,6 +360,8 @@ int main(int argc, char **argv) {
     xor_level(1, 4);
   else if (!strcmp(mode, "onenode"))
     onenode();
+  else if (!strcmp(mode, "nospace"))
+    nospace();
   else
     tl_fail(__FILE__, __LINE__, "unknown mode '%s'", mode);
   free(hosts);
