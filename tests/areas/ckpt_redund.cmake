@@ -18,6 +18,8 @@ mpisw_redund_test(ckpt_redund_xor_4x1 4 1 xor)
 mpisw_redund_test(ckpt_redund_xor_4x2 4 2 xor)
 # 5 nodes of one rank: a group of 4, the fifth rank joins it (a group of 5).
 mpisw_redund_test(ckpt_redund_xor_5x1 5 1 xor 5)
+# An empty image and one larger than the others together (then lost).
+mpisw_redund_test(ckpt_redund_xor_skew_4x1 4 1 xor 4 skew)
 mpisw_redund_test(ckpt_redund_xor2lost_4x1 4 1 xor2lost)
 # One node: both levels refused with a clear error (no simulated hosts needed).
 mpisw_mpi_test(ckpt_redund_onenode PROG t_redund ARGS onenode NP 2 LABELS ckpt_redund)

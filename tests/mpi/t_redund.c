@@ -7,8 +7,10 @@
  *   t_redund partner    store 3 versions (the last larger: the partner
  *                       windows grow), lose a node, rebuild byte-exact;
  *                       a damaged copy is refused, nothing written
- *   t_redund xor [K]    groups of K (4) on distinct nodes: parity <= 1/(K-1)
- *                       of the data, lose a node, rebuild byte-exact
+ *   t_redund xor [K [skew]]  groups of K (4) on distinct nodes: parity <=
+ *                       1/(K-1) of the data, lose a node, rebuild byte-exact;
+ *                       skew: an empty image and one larger than the rest
+ *                       together (parity = that image), which is lost
  *   t_redund xor2lost   two nodes of one group lost: a clear error, nothing
  *                       written
  *   t_redund onenode    every rank on one node: PARTNER and XOR refused
@@ -60,7 +62,11 @@ static const char *lpath(const char *what) {
 }
 
 /* Images differ by rank and version, in size and bytes. */
+/* skew (mode xor 4 skew): an empty image and one three times the others. */
+static int skew;
 static size_t img_size(int rank, int v, size_t base) {
+  if (skew && rank % 4 == 0) return 0;
+  if (skew && rank % 4 == 1) return 3 * base + 17 + (size_t)v;
   return base + (size_t)rank * 1000 + (size_t)v * 10 + (size_t)rank % 3;
 }
 static unsigned img_seed(int rank, int v) { return (unsigned)(rank * 1000 + v + 1); }
@@ -232,23 +238,31 @@ static void xor_level(int two_lost, int want_k) {
   mpisw_redund_xor_path(r, 3, px, sizeof px);
   /* parity bytes (the file less its one-page header) against the data */
   long long mine[3] = {tl_file_size(px) - 4096, (long long)img_size(tl_rank, 3, base),
-                       tl_file_size(px)}, sum[3];
-  CHECK(mine[2] > 4096, "parity file %s missing or empty", px);
+                       tl_file_size(px)}, sum[3], largest = 0;
+  CHECK(mine[2] >= 4096, "parity file %s missing", px);
   CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Allreduce(&mine[1], &largest, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
   int groups = tl_size / k;
   if (tl_rank == 0)
     tl_log("XOR k=%d: data %lld bytes, parity %lld (%.4f of the data; files with headers "
            "%lld, %.4f)", k, sum[1], sum[0], (double)sum[0] / (double)sum[1], sum[2],
            (double)sum[2] / (double)sum[1]);
-  /* 1/(k-1) (1/3 at k=4), rounded up to a whole byte per group */
-  CHECK((k - 1) * sum[0] <= sum[1] + (k - 1) * groups, "parity %lld bytes > 1/%d of %lld data "
-        "bytes", sum[0], k - 1, sum[1]);
+  if (!skew) {
+    /* 1/(k-1) (1/3 at k=4), rounded up to a whole byte per group */
+    CHECK((k - 1) * sum[0] <= sum[1] + (k - 1) * groups, "parity %lld bytes > 1/%d of %lld "
+          "data bytes", sum[0], k - 1, sum[1]);
+  } else {
+    /* one group whose largest image is more than 1/(k-1) of its data: the
+     * parity is that image's size, no more */
+    CHECK(groups == 1 && sum[0] == largest && 3 * largest > sum[1],
+          "parity %lld bytes, largest image %lld, data %lld", sum[0], largest, sum[1]);
+  }
   check_versions(r, MPISW_REDUND_XOR, 2, 3, 2);
   CHECK_MPI(mpisw_redund_close(&r));
 
   /* Node of rank 0 lost (and, for xor2lost, the next node too: one group
    * holds a rank of each node). */
-  const char *v1 = hosts[0], *v2 = NULL;
+  const char *v1 = hosts[skew ? 1 : 0], *v2 = NULL;   /* skew: the largest image's node */
   for (int i = 1; i < tl_size && two_lost && !v2; i++)
     if (strcmp(hosts[i], v1)) v2 = hosts[i];
   lose_hosts(v1, v2);
@@ -354,8 +368,10 @@ int main(int argc, char **argv) {
   hosts_init();
   if (!strcmp(mode, "partner"))
     partner();
-  else if (!strcmp(mode, "xor"))
+  else if (!strcmp(mode, "xor")) {
+    skew = argc > 3 && !strcmp(argv[3], "skew");
     xor_level(0, argc > 2 ? atoi(argv[2]) : 4);
+  }
   else if (!strcmp(mode, "xor2lost"))
     xor_level(1, 4);
   else if (!strcmp(mode, "onenode"))
