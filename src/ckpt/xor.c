@@ -52,8 +52,18 @@ struct xmember {
   int32_t rank, pad;
   uint64_t size, sum;
   uint64_t at, len;                      /* the member's parity range R */
+  uint64_t ino, mtime_ns;                /* the image file as stored: a LOCAL slot
+                                            rewritten since no longer counts */
   char rel[REDUND_REL_MAX];
 };
+
+static void stamp(const char *path, struct xmember *m) {
+  struct stat st;
+  m->ino = m->mtime_ns = 0;
+  if (stat(path, &st) != 0) return;
+  m->ino = (uint64_t)st.st_ino;
+  m->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+}
 
 static uint32_t hdr_len(int k) {
   uint64_t n = sizeof(struct xhdr) + (uint64_t)k * sizeof(struct xmember);
@@ -315,6 +325,7 @@ int mpisw_xor_store(struct mpisw_redund *r, int version, const char *path,
   me.rank = r->rank;
   int failed = mpisw_redund_relpath(r, path, me.rel, e) != 0;
   if (!failed) failed = mpisw_redund_file_sum(path, &me.size, &me.sum, e) != 0;
+  stamp(path, &me);
   int k = r->xk;
   struct xmember *mb = calloc((size_t)k, sizeof *mb);
   char *contrib = malloc(REDUND_IO_PIECE), *out = malloc(REDUND_IO_PIECE);
@@ -384,8 +395,11 @@ static int holds(const struct mpisw_redund *r, int version, int full) {
   const struct xmember *mb = (const struct xmember *)(hdr + sizeof(struct xhdr));
   char path[PATH_MAX + REDUND_REL_MAX];
   snprintf(path, sizeof path, "%s/%s", r->dir, mb[r->xpos].rel);
+  struct xmember now;
+  stamp(path, &now);
   struct stat st;
-  int ok = stat(path, &st) == 0 && (uint64_t)st.st_size == mb[r->xpos].size;
+  int ok = stat(path, &st) == 0 && (uint64_t)st.st_size == mb[r->xpos].size &&
+           now.ino == mb[r->xpos].ino && now.mtime_ns == mb[r->xpos].mtime_ns;
   if (ok && full) {
     struct mpisw_error e;
     uint64_t size, sum;
@@ -554,6 +568,7 @@ int mpisw_xor_rebuild(struct mpisw_redund *r, int version, int need, char *outpa
     if (!failed) {
       failed = mpisw_redund_commit(ifd, itmp, ipath, e) != 0;
       ifd = -1;
+      stamp(ipath, my);   /* the rebuilt file is the one its parity now vouches for */
     }
     if (!failed) {
       failed = write_parity(r, version, mb, total, pfd, ptmp, psum, e) != 0;

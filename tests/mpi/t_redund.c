@@ -293,6 +293,33 @@ static void xor_level(int two_lost, int want_k) {
       check_versions(r, MPISW_REDUND_XOR, 2, 3, 2);
     else
       check_versions(r, MPISW_REDUND_XOR, 1, 3, 0);
+    /* The first rank of the last node (in the lost first rank's group in
+     * every layout run here) rewrites its version-2 image in place, as LOCAL
+     * reuses a slot: version 2 is no longer rebuildable in that group, and
+     * asking anyway is a clear error that writes nothing there. */
+    int writer = -1, victim = -1, local = 0;
+    for (int i = 0; i < tl_size; i++) {
+      if (writer < 0 && !strcmp(hosts[i], hosts[tl_size - 1])) writer = i;
+      if (victim < 0 && !strcmp(hosts[i], v1)) victim = i;
+      if (i < tl_rank && !strcmp(hosts[i], host)) local++;
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (tl_rank == writer) {
+      usleep(10000);   /* a new modification time even on a coarse clock */
+      tl_write_pattern_file(img_path(2), 100, 1, 77, 0600);
+    }
+    int affected = local == 0;   /* groups follow the local index here */
+    if (lost && !affected)
+      check_versions(r, MPISW_REDUND_XOR, 2, 3, 2);
+    else
+      check_versions(r, MPISW_REDUND_XOR, 1, 3, 0);
+    if (lost) unlink(img_path(2));
+    char lr[64];
+    snprintf(lr, sizeof lr, "lost ranks %d and %d", victim, writer);
+    int rc = mpisw_redund_rebuild(r, MPISW_REDUND_XOR, 2, lost, got, sizeof got);
+    EXPECT_ERR(rc, MPISW_ERR_IO, lr, "nothing was written");
+    if (lost && affected)
+      CHECK(!tl_exists(img_path(2)), "a version-2 image was written from bad data");
   } else {
     int rc = mpisw_redund_rebuild(r, MPISW_REDUND_XOR, 3, lost, got, sizeof got);
     EXPECT_ERR(rc, MPISW_ERR_IO, "XOR rebuilds one lost member per group", "nothing was written");
