@@ -229,6 +229,12 @@ MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info inf
   ck->next_version = all + 1;
   ck->safe_version = -1;
   ck->st.last_version = ck->st.last_drained = ck->st.restored_version = -1;
+  rc = mpisw_ckpt_levels_open(ck);   /* PARTNER, XOR: collective, agreed */
+  if (rc != MPI_SUCCESS) {
+    PMPI_Comm_free(&ck->comm);
+    free(ck);
+    return mpisw_ckpt_raise(&tmp, rc);
+  }
   ck->rec = mpisw_ckpt_record_new(ck->name);
   pthread_mutex_lock(&mpisw_ckpt_mu);
   ck->next = mpisw_ckpt_live;
@@ -295,6 +301,7 @@ MPISW_EXPORT int mpisw_ckpt_wait(mpisw_ckpt *ck) {
 }
 
 static void release(struct mpisw_ckpt *ck) {
+  mpisw_ckpt_levels_close(ck);
   for (int s = 0; s < MPISW_CKPT_KEEP_MAX; s++) mpisw_ckpt_header_free(&ck->slots[s].h);
   free(ck->regs);
   if (ck->comm != MPI_COMM_NULL) PMPI_Comm_free(&ck->comm);

@@ -52,6 +52,7 @@ struct mpisw_ckpt {
   int safe_version;              /* a slot never overwritten: newest known complete, -1 */
   struct mpisw_ckpt_status st;
   int rec;                       /* its MPISW_REPORT record (module.c), -1 none */
+  struct mpisw_redund *redund;   /* PARTNER and XOR (levels.c), NULL when off */
   struct mpisw_ckpt *next;       /* live sets (finalize) */
 };
 
@@ -72,6 +73,19 @@ extern pthread_mutex_t mpisw_ckpt_mu;
 
 /* take.c: writes one version of this rank into a LOCAL slot; *e on failure. */
 int mpisw_ckpt_write_local(struct mpisw_ckpt *ck, int version, struct mpisw_error *e);
+
+/* levels.c: PARTNER and XOR (redund.h) inside a set. MPI codes; collective
+ * but for close at finalize, which every rank reaches too. */
+int mpisw_ckpt_levels_open(struct mpisw_ckpt *ck);
+void mpisw_ckpt_levels_close(struct mpisw_ckpt *ck);
+/* After a collective take of version: the levels whose turn it is; their
+ * bits added to *levels. */
+int mpisw_ckpt_levels_store(struct mpisw_ckpt *ck, int version, int *levels);
+/* Versions (newest first, at most max) level could rebuild this rank's image for. */
+int mpisw_ckpt_levels_versions(struct mpisw_ckpt *ck, int level, int *v, int max);
+/* Collective: rebuilds the image of version where need; *path its file. */
+int mpisw_ckpt_levels_rebuild(struct mpisw_ckpt *ck, int level, int version, int need,
+                              char *path, size_t len, struct mpisw_error *e);
 
 /* A protected window was freed (module hook): its region is gone. */
 void mpisw_ckpt_win_freed(MPI_Win was);

@@ -56,21 +56,51 @@ static int list_local(struct mpisw_ckpt *ck, struct source *src, int n) {
   return n;
 }
 
-/* The seam for the other levels: versions this rank can read from PFS, or
- * have rebuilt from a PARTNER copy or XOR parity, appended after LOCAL's
- * (LOCAL first: the fastest level wins when both hold a version). None in
- * this build. */
-static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, int max) {
-  (void)ck;
-  (void)src;
-  (void)max;
-  return n;
-}
-
-static const struct source *find(const struct source *src, int n, int version) {
+static struct source *find(struct source *src, int n, int version) {
   for (int i = 0; i < n; i++)
     if (src[i].version == version) return &src[i];
   return NULL;
+}
+
+/* The other levels: versions this rank lacks on LOCAL but PARTNER or XOR
+ * could rebuild (levels.c; collective, every rank asks), appended after
+ * LOCAL's, PARTNER before XOR (a copy is cheaper to bring back than a
+ * parity reduction). Their path and header come with the rebuild. */
+static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, int max) {
+  const int level[2] = {MPISW_CKPT_LEVEL_PARTNER, MPISW_CKPT_LEVEL_XOR};
+  for (int l = 0; l < 2; l++) {
+    int v[MPISW_CKPT_KEEP_MAX];
+    int cnt = mpisw_ckpt_levels_versions(ck, level[l], v, MPISW_CKPT_KEEP_MAX);
+    for (int i = 0; i < cnt && n < max; i++) {
+      if (find(src, n, v[i])) continue;
+      struct source *x = &src[n++];
+      memset(x, 0, sizeof *x);
+      x->version = v[i];
+      x->level = level[l];
+    }
+  }
+  return n;
+}
+
+/* Collective: every rank whose source of version is PARTNER or XOR gets
+ * its image rebuilt into its LOCAL slot, then read like LOCAL's. 0, or -1
+ * with *e on every rank when a level could not rebuild. *rebuilt 1 here. */
+static int rebuild(struct mpisw_ckpt *ck, struct source *x, int version, int *rebuilt,
+                   struct mpisw_error *e) {
+  const int level[2] = {MPISW_CKPT_LEVEL_PARTNER, MPISW_CKPT_LEVEL_XOR};
+  for (int l = 0; l < 2; l++) {
+    int need = x->level == level[l];
+    if (!mpisw_any(ck->comm, need)) continue;
+    char path[PATH_MAX] = "";
+    if (mpisw_ckpt_levels_rebuild(ck, level[l], version, need, path, sizeof path, e)) return -1;
+    if (!need) continue;
+    *rebuilt = 1;
+    int rc = mpisw_ckpt_image_header(path, &x->h, e);
+    if (rc == 0) mpisw_fail(e, MPISW_K_IO, "the rebuilt image '%s' is missing", path);
+    if (rc != 1) return -1;
+    snprintf(x->path, sizeof x->path, "%s", path);
+  }
+  return 0;
 }
 
 /* The newest version in every rank's list (all[r*max ...]) and not
@@ -117,7 +147,7 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
     n = list_other_levels(ck, src, n, max);
     for (int i = 0; i < max; i++) mine[i] = i < n ? src[i].version : NONE;
   }
-  int rc = MPI_SUCCESS, nexcl = 0, chosen = NONE;
+  int rc = MPI_SUCCESS, nexcl = 0, chosen = NONE, rebuilt = 0;
   if (mpisw_agree(ck->comm, failed, &e, NULL)) {
     rc = mpisw_ckpt_error(ck, R, &e);
     goto out;
@@ -126,9 +156,11 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
   for (;;) {
     int v = common_newest(all, ck->nranks, max, excl, nexcl);
     if (v == NONE) break;
-    /* Every chunk of v checked on every rank before any region changes. */
-    const struct source *x = find(src, n, v);
-    int bad = mpisw_ckpt_image_verify(x->path, &x->h, &e) != 0;
+    /* Lost images of v rebuilt from PARTNER or XOR into LOCAL; then every
+     * chunk of v checked on every rank before any region changes. */
+    struct source *x = find(src, n, v);
+    int bad = rebuild(ck, x, v, &rebuilt, &e) != 0;
+    if (!bad) bad = mpisw_ckpt_image_verify(x->path, &x->h, &e) != 0;
     if (bad) reject(ck, &e);
     if (mpisw_any(ck->comm, bad)) {
       excl[nexcl++] = v;
@@ -146,6 +178,7 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
     ck->st.restored_level = x->level;
     break;
   }
+  if (rebuilt) mpisw_ckpt_scan_slots(ck);   /* a rebuilt slot is LOCAL's again */
   ck->st.restored_version = chosen;
   if (chosen != NONE) ck->safe_version = chosen;   /* kept until a newer one is complete */
   *version = chosen;

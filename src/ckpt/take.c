@@ -86,7 +86,10 @@ MPISW_EXPORT int mpisw_ckpt_take(mpisw_ckpt *ck, int *version) {
   ck->st.last_version = v;
   ck->st.last_levels = MPISW_CKPT_LEVEL_LOCAL;
   *version = v;
-  return MPI_SUCCESS;
+  /* PARTNER and XOR when it is their turn (collective); a failure there
+   * leaves v complete on LOCAL and says so */
+  rc = mpisw_ckpt_levels_store(ck, v, &ck->st.last_levels);
+  return rc == MPI_SUCCESS ? MPI_SUCCESS : mpisw_ckpt_raise(ck, rc);
 }
 
 /* Each distinct protected window once, in protect order. */
