@@ -30,3 +30,18 @@ add_test(NAME ckpt_redund_nospace_2x1
                  ${MPISW_SH} ${MPISW_TOOLS}/redund_nodes.sh ${MPISW_MPI_FLAVOR} ${MPISW_MPIEXEC}
                  2 1 $<TARGET_FILE:t_redund> nospace)
 mpisw_mpi_props(ckpt_redund_nospace_2x1 2 "mpi;root;multinode;ckpt_redund")
+
+# End to end through the public API (mpisw_ckpt_*): PARTNER and XOR taken by
+# the core, a node lost, a new set's restart rebuilds and restores.
+add_executable(t_ckpt_levels ${CMAKE_CURRENT_SOURCE_DIR}/mpi/t_ckpt_levels.c)
+target_link_libraries(t_ckpt_levels PRIVATE mpisw_testlib mpisw m)
+function(mpisw_ckpt_levels_test name nodes ppn mode)
+  math(EXPR np "${nodes} * ${ppn}")
+  add_test(NAME ${name}
+           COMMAND ${MPISW_SH} ${MPISW_TOOLS}/redund_nodes.sh ${MPISW_MPI_FLAVOR} ${MPISW_MPIEXEC}
+                   ${nodes} ${ppn} $<TARGET_FILE:t_ckpt_levels> ${mode})
+  mpisw_mpi_props(${name} ${np} "mpi;root;multinode;ckpt_redund")
+endfunction()
+mpisw_ckpt_levels_test(ckpt_levels_partner_2x2 2 2 partner)
+mpisw_ckpt_levels_test(ckpt_levels_xor_4x1 4 1 xor)
+mpisw_mpi_test(ckpt_levels_onenode PROG t_ckpt_levels ARGS onenode NP 2 LABELS ckpt_redund)
