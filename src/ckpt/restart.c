@@ -123,6 +123,10 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
     goto out;
   }
   PMPI_Allgather(mine, max, MPI_INT, all, max, MPI_INT, ck->comm);
+  /* Later checkpoints get numbers no image carries yet (take_local may
+   * have written some since create). */
+  for (int i = 0; i < max * ck->nranks; i++)
+    if (all[i] >= ck->next_version) ck->next_version = all[i] + 1;
   for (;;) {
     int v = common_newest(all, ck->nranks, max, excl, nexcl);
     if (v == NONE) break;
