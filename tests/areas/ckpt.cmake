@@ -33,3 +33,13 @@ add_test(NAME mpi_ckpt_kill9_np2
          COMMAND ${MPISW_SH} ${MPISW_TOOLS}/ckpt_kill.sh 6 2 --
                  ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS} -n 2 $<TARGET_FILE:t_ckpt>)
 mpisw_mpi_props(mpi_ckpt_kill9_np2 2 "mpi;ckpt")
+# The image format without MPI (src/ckpt/image.c, crc32c.c): CRC32C check
+# value and table twin, incremental rewrite, restore, damage named.
+add_executable(test_ckpt_image ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_ckpt_image.c
+               ${PROJECT_SOURCE_DIR}/src/ckpt/image.c ${PROJECT_SOURCE_DIR}/src/ckpt/crc32c.c
+               $<TARGET_OBJECTS:mpisw_core>)
+target_include_directories(test_ckpt_image PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_compile_definitions(test_ckpt_image PRIVATE _GNU_SOURCE)
+target_link_libraries(test_ckpt_image PRIVATE Threads::Threads)
+add_test(NAME unit_test_ckpt_image COMMAND test_ckpt_image)
+set_tests_properties(unit_test_ckpt_image PROPERTIES TIMEOUT 30 LABELS ckpt)
