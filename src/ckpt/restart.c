@@ -56,6 +56,16 @@ static int list_local(struct mpisw_ckpt *ck, struct source *src, int n) {
   return n;
 }
 
+/* A slot whose data failed its checksums is rewritten whole next time: an
+ * incremental write would keep the damaged chunks. */
+static void forget_slot(struct mpisw_ckpt *ck, int version) {
+  for (int s = 0; s < ck->o.keep; s++)
+    if (ck->slots[s].state == 1 && ck->slots[s].h.version == version) {
+      mpisw_ckpt_header_free(&ck->slots[s].h);
+      ck->slots[s].state = -1;
+    }
+}
+
 static struct source *find(struct source *src, int n, int version) {
   for (int i = 0; i < n; i++)
     if (src[i].version == version) return &src[i];
@@ -82,11 +92,23 @@ static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, i
   return n;
 }
 
+/* A rebuilt image is in its LOCAL slot again: the slot's header known, so
+ * later takes rewrite it incrementally and keep it while it is safe. */
+static void slot_rebuilt(struct mpisw_ckpt *ck, const struct source *x) {
+  for (int s = 0; s < ck->o.keep; s++) {
+    char path[PATH_MAX];
+    if (mpisw_ckpt_slot_path(path, sizeof path, ck->dir, ck->name, ck->rank, s) ||
+        strcmp(path, x->path))
+      continue;
+    mpisw_ckpt_header_free(&ck->slots[s].h);
+    ck->slots[s].state = mpisw_ckpt_header_copy(&ck->slots[s].h, &x->h) ? 0 : 1;
+  }
+}
+
 /* Collective: every rank whose source of version is PARTNER or XOR gets
  * its image rebuilt into its LOCAL slot, then read like LOCAL's. 0, or -1
- * with *e on every rank when a level could not rebuild. *rebuilt 1 here. */
-static int rebuild(struct mpisw_ckpt *ck, struct source *x, int version, int *rebuilt,
-                   struct mpisw_error *e) {
+ * with *e on every rank when a level could not rebuild. */
+static int rebuild(struct mpisw_ckpt *ck, struct source *x, int version, struct mpisw_error *e) {
   const int level[2] = {MPISW_CKPT_LEVEL_PARTNER, MPISW_CKPT_LEVEL_XOR};
   for (int l = 0; l < 2; l++) {
     int need = x->level == level[l];
@@ -94,11 +116,11 @@ static int rebuild(struct mpisw_ckpt *ck, struct source *x, int version, int *re
     char path[PATH_MAX] = "";
     if (mpisw_ckpt_levels_rebuild(ck, level[l], version, need, path, sizeof path, e)) return -1;
     if (!need) continue;
-    *rebuilt = 1;
     int rc = mpisw_ckpt_image_header(path, &x->h, e);
     if (rc == 0) mpisw_fail(e, MPISW_K_IO, "the rebuilt image '%s' is missing", path);
     if (rc != 1) return -1;
     snprintf(x->path, sizeof x->path, "%s", path);
+    slot_rebuilt(ck, x);
   }
   return 0;
 }
@@ -147,21 +169,28 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
     n = list_other_levels(ck, src, n, max);
     for (int i = 0; i < max; i++) mine[i] = i < n ? src[i].version : NONE;
   }
-  int rc = MPI_SUCCESS, nexcl = 0, chosen = NONE, rebuilt = 0;
+  int rc = MPI_SUCCESS, nexcl = 0, chosen = NONE;
   if (mpisw_agree(ck->comm, failed, &e, NULL)) {
     rc = mpisw_ckpt_error(ck, R, &e);
     goto out;
   }
   PMPI_Allgather(mine, max, MPI_INT, all, max, MPI_INT, ck->comm);
+  /* Later checkpoints get numbers no image carries yet (take_local may
+   * have written some since create). */
+  for (int i = 0; i < max * ck->nranks; i++)
+    if (all[i] >= ck->next_version) ck->next_version = all[i] + 1;
   for (;;) {
     int v = common_newest(all, ck->nranks, max, excl, nexcl);
     if (v == NONE) break;
     /* Lost images of v rebuilt from PARTNER or XOR into LOCAL; then every
      * chunk of v checked on every rank before any region changes. */
     struct source *x = find(src, n, v);
-    int bad = rebuild(ck, x, v, &rebuilt, &e) != 0;
+    int bad = rebuild(ck, x, v, &e) != 0;
     if (!bad) bad = mpisw_ckpt_image_verify(x->path, &x->h, &e) != 0;
-    if (bad) reject(ck, &e);
+    if (bad) {
+      reject(ck, &e);
+      forget_slot(ck, v);
+    }
     if (mpisw_any(ck->comm, bad)) {
       excl[nexcl++] = v;
       continue;
@@ -178,7 +207,6 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
     ck->st.restored_level = x->level;
     break;
   }
-  if (rebuilt) mpisw_ckpt_scan_slots(ck);   /* a rebuilt slot is LOCAL's again */
   ck->st.restored_version = chosen;
   if (chosen != NONE) ck->safe_version = chosen;   /* kept until a newer one is complete */
   *version = chosen;
