@@ -45,3 +45,9 @@ endfunction()
 mpisw_ckpt_levels_test(ckpt_levels_partner_2x2 2 2 partner)
 mpisw_ckpt_levels_test(ckpt_levels_xor_4x1 4 1 xor)
 mpisw_mpi_test(ckpt_levels_onenode PROG t_ckpt_levels ARGS onenode NP 2 LABELS ckpt_redund)
+# kill -9 of the whole job during PARTNER stores (4 trials, each a storing
+# job killed at a random instant and a restart job that loses a node).
+add_test(NAME ckpt_redund_kill9_2x1
+         COMMAND ${MPISW_SH} ${MPISW_TOOLS}/redund_kill.sh 4 ${MPISW_MPI_FLAVOR} ${MPISW_MPIEXEC}
+                 $<TARGET_FILE:t_redund>)
+mpisw_mpi_props(ckpt_redund_kill9_2x1 2 "mpi;root;multinode;ckpt_redund")

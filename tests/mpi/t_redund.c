@@ -15,7 +15,10 @@
  *                       written
  *   t_redund onenode    every rank on one node: PARTNER and XOR refused
  *   t_redund nospace    LOCAL full while the partner windows must grow: a
- *                       clear error, the stored copies intact */
+ *                       clear error, the stored copies intact
+ *   t_redund killstore DIR SEED / killcheck DIR   (tests/tools/redund_kill.sh)
+ *                       kill -9 of the job during PARTNER stores, then a
+ *                       node lost: the last promised copy rebuilt */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -368,6 +371,69 @@ static void nospace(void) {
   if (tl_rank == 0) tl_rm_rf(root);
 }
 
+/* kill -9 of the whole job at a random instant while PARTNER copies are
+ * stored (killstore, killed by tests/tools/redund_kill.sh), then a new job
+ * (killcheck) loses node 1 and rebuilds: the newest copy listed is at least
+ * the last version whose store returned, and it comes back byte-exact.
+ * dir: the driver's directory, kept between the jobs. */
+static void killstore(const char *dir) {
+  const size_t base = 1 << 20;
+  snprintf(root, sizeof root, "%s/local", dir);
+  struct mpisw_redund *r = open_level(MPISW_REDUND_PARTNER, img_size(tl_rank, 200, base));
+  for (int v = 1; v <= 200; v++) {
+    if (v > 2) unlink(img_path(v - 2));
+    write_image(v, base);
+    CHECK_MPI(mpisw_redund_store(r, MPISW_REDUND_PARTNER, v, img_path(v)));
+    if (tl_rank == 1) {   /* the store returned: version v is a promise */
+      char tmp[4200], fin[4200];
+      snprintf(fin, sizeof fin, "%s/stored", dir);
+      snprintf(tmp, sizeof tmp, "%s/stored.tmp", dir);
+      FILE *f = fopen(tmp, "w");
+      CHECK(f, "cannot write %s", tmp);
+      fprintf(f, "%d\n", v);
+      fflush(f);
+      fsync(fileno(f));
+      fclose(f);
+      CHECK(rename(tmp, fin) == 0, "rename %s", fin);
+    }
+  }
+  tl_fail(__FILE__, __LINE__, "not killed after 200 versions");
+}
+
+static void killcheck(const char *dir) {
+  const size_t base = 1 << 20;
+  snprintf(root, sizeof root, "%s/local", dir);
+  int promised = 0;
+  char fin[4200];
+  snprintf(fin, sizeof fin, "%s/stored", dir);
+  FILE *f = fopen(fin, "r");
+  if (f) {
+    CHECK(fscanf(f, "%d", &promised) == 1, "unreadable %s", fin);
+    fclose(f);
+  }
+  if (tl_rank == 1) tl_rm_rf(local_dir());   /* node 1 is lost */
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  struct mpisw_redund *r = open_level(MPISW_REDUND_PARTNER, 0);
+  int v[8], n = 0;
+  CHECK_MPI(mpisw_redund_versions(r, MPISW_REDUND_PARTNER, v, 8, &n));
+  int newest = n > 0 ? v[0] : 0, want = 0;
+  if (tl_rank == 1) {
+    CHECK(newest >= promised, "newest copy %d, but the store of %d had returned", newest,
+          promised);
+    want = newest;
+  }
+  CHECK_MPI(MPI_Bcast(&want, 1, MPI_INT, 1, MPI_COMM_WORLD));
+  char got[4096];
+  if (want > 0) {
+    CHECK_MPI(mpisw_redund_rebuild(r, MPISW_REDUND_PARTNER, want, tl_rank == 1, got, sizeof got));
+    if (tl_rank == 1) {
+      check_image(want, base);
+      tl_log("killed after %d stores returned: version %d rebuilt byte-exact", promised, want);
+    }
+  }
+  CHECK_MPI(mpisw_redund_close(&r));
+}
+
 static void onenode(void) {
   int levels[2] = {MPISW_REDUND_PARTNER, MPISW_REDUND_XOR};
   for (int i = 0; i < 2; i++) {
@@ -405,6 +471,10 @@ int main(int argc, char **argv) {
     onenode();
   else if (!strcmp(mode, "nospace"))
     nospace();
+  else if (!strcmp(mode, "killstore") && argc > 2)
+    killstore(argv[2]);
+  else if (!strcmp(mode, "killcheck") && argc > 2)
+    killcheck(argv[2]);
   else
     tl_fail(__FILE__, __LINE__, "unknown mode '%s'", mode);
   free(hosts);
