@@ -21,6 +21,8 @@ mpisw_mpi_test(ckpt_corrupt PROG t_ckpt NP 1 2 4 LABELS ckpt
 mpisw_mpi_test(ckpt_nospace PROG t_ckpt ARGS full NP 1 2 LABELS "ckpt;root"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/mountdrv.sh tmpfs8m --)
 mpisw_mpi_test(ckpt_badinfo PROG t_ckpt ARGS badinfo NP 1 2 LABELS ckpt)
+# take_local's exclusive lock: puts of other ranks never tear an image
+mpisw_mpi_test(ckpt_take_local_rma PROG t_ckpt ARGS locked NP 2 4 LABELS ckpt)
 # kill -9 at random instants during checkpoints (issue 16 "Reliability").
 # ckpt_crash: 100 trials inside one job of 2 ranks (each rank forks the
 # writer it kills; one rank's writer killed, the others a few ms later, or
