@@ -28,11 +28,11 @@ mpisw_mpi_test(ckpt_take_local_rma PROG t_ckpt ARGS locked NP 2 4 LABELS ckpt)
 # writer it kills; one rank's writer killed, the others a few ms later, or
 # all at once; the parents restart collectively and check; ~2-6 s).
 # ckpt_kill9: whole jobs killed by the launcher's rules (one rank, or every
-# rank, SIGKILLed), a few trials only: a job start costs 0.3-1.5 s here.
+# rank, SIGKILLed), 4 trials only: a job start costs 0.3-1.5 s here.
 mpisw_mpi_test(ckpt_crash PROG t_ckpt ARGS crash 100 NP 2 LABELS ckpt
                ENV OMPI_MCA_mpi_warn_on_fork=0)
 add_test(NAME mpi_ckpt_kill9_np2
-         COMMAND ${MPISW_SH} ${MPISW_TOOLS}/ckpt_kill.sh 6 2 --
+         COMMAND ${MPISW_SH} ${MPISW_TOOLS}/ckpt_kill.sh 4 2 --
                  ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS} -n 2 $<TARGET_FILE:t_ckpt>)
 mpisw_mpi_props(mpi_ckpt_kill9_np2 2 "mpi;ckpt")
 # The image format without MPI (src/ckpt/image.c, crc32c.c): CRC32C check
