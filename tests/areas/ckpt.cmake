@@ -7,6 +7,10 @@ target_link_libraries(t_ckpt PRIVATE mpisw_testlib mpisw m)
 
 set(_ckj ${MPISW_SH} ${MPISW_TOOLS}/ckpt_jobs.sh)
 mpisw_mpi_test(ckpt_api PROG t_ckpt NP 1 2 4 LABELS ckpt DRIVER ${_ckj} api --)
+# the storage window on the pager backend (read and restored through its faults)
+mpisw_mpi_test(ckpt_api_pager PROG t_ckpt NP 2 LABELS "ckpt;pager"
+               ENV MPISW_HINTS=storage_backend=pager MPISW_TEST_BACKEND=pager
+               DRIVER ${_ckj} api --)
 # 5 versions of 64 chunks: 3 written whole, 2 with one chunk each (the
 # report: 2 x 63 x 4 KiB skipped of 5 x 256 KiB + headers = 39% saved)
 mpisw_mpi_test(ckpt_incremental PROG t_ckpt ARGS incr NP 1 2 LABELS ckpt ENV MPISW_REPORT=1

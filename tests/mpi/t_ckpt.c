@@ -97,6 +97,16 @@ static void api_setup(struct api_regions *a, const char *dir) {
   snprintf(fn, sizeof fn, "%s/win-%%r", dir);
   TL_WALLOC((MPI_Aint)a->n[1], MPI_COMM_WORLD, &a->bsto, &a->wsto, fn,
             "storage_alloc_unlink=false");
+  const char *want = getenv("MPISW_TEST_BACKEND"); /* the backend the variant runs on */
+  if (want) {
+    const char *got = tl_win_info(a->wsto, "storage_backend");
+    if (!strcmp(want, "pager") && got && strcmp(got, "pager")) {
+      if (tl_rank == 0) printf("SKIP: the pager backend is not available here (%s)\n", got);
+      MPI_Finalize();
+      exit(TL_SKIP_CODE);
+    }
+    CHECK(got && !strcmp(got, want), "storage window on %s, not %s", got ? got : "?", want);
+  }
   a->bcre = malloc(a->n[2]);
   a->plain = malloc(a->n[3]);
   CHECK(a->bcre && a->plain, "malloc");
