@@ -191,13 +191,10 @@ MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info inf
   struct mpisw_ckpt tmp = {.user_comm = comm};
   if (!out) return fail_raise(&tmp, R, MPISW_K_USAGE, "the handle pointer is NULL");
   *out = NULL;
-  if (!name || !name_ok(name))
-    return fail_raise(&tmp, R, MPISW_K_USAGE, "the name '%s' is not 1 to %d characters of "
-                      "[A-Za-z0-9_.-]", name ? name : "(null)", MPISW_CKPT_NAME_MAX - 1);
   mpisw_state_init();
   struct mpisw_ckpt *ck = calloc(1, sizeof *ck);
   if (!ck) return fail_raise(&tmp, R, MPISW_K_NOMEM, "no memory for the checkpoint set");
-  snprintf(ck->name, sizeof ck->name, "%s", name);
+  snprintf(ck->name, sizeof ck->name, "%s", name ? name : "");
   ck->user_comm = comm;
   int rc = PMPI_Comm_dup(comm, &ck->comm);
   if (rc != MPI_SUCCESS) {
@@ -208,8 +205,14 @@ MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info inf
   PMPI_Comm_rank(ck->comm, &ck->rank);
   PMPI_Comm_size(ck->comm, &ck->nranks);
 
+  /* Every check agreed, so a rank with a bad argument fails with the
+   * others instead of leaving them in a collective. */
   struct mpisw_error e;
-  int failed = opts_read(info, &ck->o, &e) != 0;
+  int failed = 0;
+  if (!name || !name_ok(name))
+    failed = mpisw_fail(&e, MPISW_K_USAGE, "the name '%s' is not 1 to %d characters of "
+                        "[A-Za-z0-9_.-]", name ? name : "(null)", MPISW_CKPT_NAME_MAX - 1) != 0;
+  if (!failed) failed = opts_read(info, &ck->o, &e) != 0;
   if (!failed) failed = opts_check(&ck->o, &e) != 0;
   if (!failed) {
     char host[256];

@@ -208,6 +208,7 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
     break;
   }
   ck->st.restored_version = chosen;
+  if (chosen == NONE) ck->st.restored_level = 0;
   if (chosen != NONE) ck->safe_version = chosen;   /* kept until a newer one is complete */
   *version = chosen;
 out:

@@ -16,6 +16,8 @@
  *   t_ckpt kill DIR         one trial of tests/tools/ckpt_kill.sh: restart,
  *                           check, then take checkpoints until killed
  *   t_ckpt crash N          N kill -9 trials inside one job (forked writers)
+ *   t_ckpt locked           take_local while other ranks put into the window
+ *                           under exclusive locks: no image mixes two puts
  * Sizes differ by rank. Each version's bytes are a function of (rank,
  * version), so any restored state can be checked. */
 #include <errno.h>
@@ -95,6 +97,16 @@ static void api_setup(struct api_regions *a, const char *dir) {
   snprintf(fn, sizeof fn, "%s/win-%%r", dir);
   TL_WALLOC((MPI_Aint)a->n[1], MPI_COMM_WORLD, &a->bsto, &a->wsto, fn,
             "storage_alloc_unlink=false");
+  const char *want = getenv("MPISW_TEST_BACKEND"); /* the backend the variant runs on */
+  if (want) {
+    const char *got = tl_win_info(a->wsto, "storage_backend");
+    if (!strcmp(want, "pager") && got && strcmp(got, "pager")) {
+      if (tl_rank == 0) printf("SKIP: the pager backend is not available here (%s)\n", got);
+      MPI_Finalize();
+      exit(TL_SKIP_CODE);
+    }
+    CHECK(got && !strcmp(got, want), "storage window on %s, not %s", got ? got : "?", want);
+  }
   a->bcre = malloc(a->n[2]);
   a->plain = malloc(a->n[3]);
   CHECK(a->bcre && a->plain, "malloc");
@@ -635,6 +647,74 @@ static int crash(int trials) {
   return tl_finish();
 }
 
+/* ---- take_local under RMA: other ranks put whole-window generations
+ * into rank 0's window under exclusive locks while rank 0 takes decoupled
+ * checkpoints; every image rank 0 wrote holds one generation, never a
+ * mix (the exclusive lock take_local holds on its own rank). ---- */
+static int locked(void) {
+  const size_t n = 1 << 20, words = n / 8;
+  const char *dir = tl_path("local");
+  uint64_t *base;
+  MPI_Win w;
+  CHECK_MPI(MPI_Win_allocate((MPI_Aint)n, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w));
+  memset(base, 0, n);
+  mpisw_ckpt *ck = create("locked", dir, "ckpt_chunk", "64K");
+  CHECK_MPI(mpisw_ckpt_protect_win(ck, w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int takes = 12;
+  int v = -1;
+  MPI_Request done;
+  if (tl_rank == 0) {
+    uint64_t *img = malloc(n);
+    CHECK(img, "malloc");
+    for (int i = 0; i < takes; i++) {
+      CHECK_MPI(mpisw_ckpt_take_local(ck, &v));
+      /* the image just written: the slot whose header carries v */
+      int found = 0;
+      for (int sl = 0; sl < 2 && !found; sl++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/locked.r0.s%d.ckpt", dir, sl);
+        int32_t ver = -1;
+        if (!tl_exists(p) || tl_pread(p, 24, &ver, 4) != 4 || ver != v) continue;
+        CHECK(tl_pread(p, 4096, img, n) == (ssize_t)n, "read %s", p);
+        for (size_t k = 1; k < words; k++)
+          CHECK(img[k] == img[0], "version %d mixes generations: word 0 %llx, word %zu %llx", v,
+                (unsigned long long)img[0], k, (unsigned long long)img[k]);
+        found = 1;
+      }
+      CHECK(found, "no slot holds version %d", v);
+      /* let the others' lock requests through between checkpoints */
+      for (int j = 0; j < 50; j++) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        usleep(100);
+      }
+    }
+    free(img);
+    CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &done));
+    CHECK_MPI(MPI_Wait(&done, MPI_STATUS_IGNORE));
+  } else {
+    uint64_t *buf = malloc(n);
+    CHECK(buf, "malloc");
+    CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &done));
+    /* puts until rank 0 has taken its checkpoints */
+    for (int k = 1, fin = 0; !fin; k++) {
+      for (size_t j = 0; j < words; j++) buf[j] = ((uint64_t)tl_rank << 32) | (uint64_t)k;
+      CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+      CHECK_MPI(MPI_Put(buf, (int)words, MPI_UINT64_T, 0, 0, (int)words, MPI_UINT64_T, w));
+      CHECK_MPI(MPI_Win_unlock(0, w));
+      CHECK_MPI(MPI_Test(&done, &fin, MPI_STATUS_IGNORE));
+    }
+    free(buf);
+    for (int i = 0; i < takes; i++) CHECK_MPI(mpisw_ckpt_take_local(ck, &v));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(v == takes, "the last local version is %d", v);
+  CHECK_MPI(mpisw_ckpt_free(&ck));
+  MPI_Win_free(&w);
+  return tl_finish();
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -646,6 +726,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "kill") && argc > 2) return kill_trial(argv[2], 0);
   if (!strcmp(mode, "killcheck") && argc > 2) return kill_trial(argv[2], 1);
   if (!strcmp(mode, "crash") && argc > 2) return crash(atoi(argv[2]));
+  if (!strcmp(mode, "locked")) return locked();
   tl_fail(__FILE__, __LINE__, "usage: t_ckpt api|corrupt 1|2 DIR | incr | full | badinfo | "
                               "kill|killcheck DIR");
 }

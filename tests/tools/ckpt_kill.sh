@@ -11,7 +11,7 @@ set -u
 trials=$1 np=$2
 shift 2
 [ "${1:-}" = "--" ] && shift
-dir=$(mktemp -d /tmp/mpisw-ckpt-kill-XXXXXX) || exit 1
+dir=$(mktemp -d "${MPISW_TEST_TMPDIR:-/tmp}/mpisw-ckpt-kill-XXXXXX") || exit 1
 job=""
 cleanup() {
   [ -n "$job" ] && kill -9 "$job" 2>/dev/null

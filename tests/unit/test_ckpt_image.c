@@ -102,6 +102,7 @@ static void test_image(const char *dir) {
 
   /* another layout: everything written again */
   struct mpisw_ckpt_header h3 = {.version = 10, .rank = 3, .nranks = 4, .chunk = C};
+  mpisw_ckpt_header_free(&old);
   CHECK(mpisw_ckpt_image_header(path, &old, &e) == 1, "header");
   struct mpisw_ckpt_range one[1] = {{a, n0}};
   CHECK(mpisw_ckpt_image_write(path, &h3, one, 1, &old, &st, &e) == 0, "relayout: %s", e.msg);
