@@ -184,6 +184,8 @@ int mpisw_ckpt_ranges(struct mpisw_ckpt *ck, struct mpisw_ckpt_range **out,
 
 /* ---- the calls ---- */
 
+static void release(struct mpisw_ckpt *ck);
+
 MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info info,
                                    mpisw_ckpt **out) {
   const char *R = "mpisw_ckpt_create";
@@ -234,8 +236,7 @@ MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info inf
   ck->st.last_version = ck->st.last_drained = ck->st.restored_version = -1;
   rc = mpisw_ckpt_levels_open(ck);   /* PARTNER, XOR: collective, agreed */
   if (rc != MPI_SUCCESS) {
-    PMPI_Comm_free(&ck->comm);
-    free(ck);
+    release(ck);
     return mpisw_ckpt_raise(&tmp, rc);
   }
   ck->rec = mpisw_ckpt_record_new(ck->name);
