@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "win/internal.h"
+#include "win/remote.h"
 
 int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
   int rc = 0;
@@ -55,7 +56,7 @@ int mpisw_win_sync(MPI_Win win) {
   struct mpisw_error e;
   if (mpisw_win_sync_storage(w, &e))
     return mpisw_raise_win(win, mpisw_error_code("MPI_Win_sync", &e));
-  return MPI_SUCCESS;
+  return mpisw_remote_after_sync(win, w); /* storage_sync_scope=remote */
 }
 
 /* Acts as the handler fetched before the free would: for a window already
