@@ -87,9 +87,10 @@ struct mpisw_agent_rep {
 void mpisw_remote_window_made(struct mpisw_win *w, MPI_Comm comm, MPI_Aint disp_unit);
 /* At unregister: the window leaves the agent, its bookkeeping goes. */
 void mpisw_remote_window_gone(struct mpisw_win *w);
-/* MPI_Win_sync's remote part (after the local sync): MPI_SUCCESS when the
- * window does not ask for it or nothing was written. */
-int mpisw_remote_after_sync(MPI_Win win, struct mpisw_win *w);
+/* MPI_Win_sync's storage part on a window with storage_sync_scope=remote:
+ * the targets this rank wrote into are asked, and this rank's own storage
+ * synced while they work (mpisw_win_sync_storage). */
+int mpisw_remote_win_sync(MPI_Win win, struct mpisw_win *w);
 /* MPIX_Win_sync_target. */
 int mpisw_remote_sync_target(MPI_Win win, int rank);
 

@@ -174,8 +174,17 @@ static int read_answer(struct ask *a, const struct mpisw_remote *r, struct mpisw
 /* Asks every target at once; the first failure (in rank order of the
  * list) is the call's. Targets that failed get their ranges back, so the
  * next sync asks again. */
-static int ask_all(struct mpisw_remote *r, struct ask *as, int n, struct mpisw_error *e) {
-  if (n <= 0) return 0;
+struct meanwhile {
+  void (*fn)(void *);
+  void *arg;
+};
+
+static int ask_all(struct mpisw_remote *r, struct ask *as, int n, struct meanwhile *mw,
+                   struct mpisw_error *e) {
+  if (n <= 0) {
+    if (mw && mw->fn) mw->fn(mw->arg);
+    return 0;
+  }
   int secs = (int)mpisw_cfg_int(MPISW_CFG_REMOTE_SYNC_TIMEOUT);
   double deadline = mpisw_now() + secs;
   int rc = 0, left = 0;
@@ -205,7 +214,15 @@ static int ask_all(struct mpisw_remote *r, struct ask *as, int n, struct mpisw_e
     }
     left++;
   }
-  while (left > 0) {
+  for (;;) {
+    /* every request out: the caller's own work overlaps the targets' */
+    int unsent = 0;
+    for (int i = 0; i < n; i++) unsent += !done[i] && !as[i].sent;
+    if (!unsent && mw && mw->fn) {
+      mw->fn(mw->arg);
+      mw->fn = NULL;
+    }
+    if (left <= 0) break;
     int m = 0, idx[n];
     for (int i = 0; i < n; i++)
       if (!done[i]) {
@@ -266,18 +283,18 @@ static int ask_all(struct mpisw_remote *r, struct ask *as, int n, struct mpisw_e
   return rc;
 }
 
-/* Completes RMA to each target, then asks them. whole: the targets'
- * entire storage part (MPIX_Win_sync_target without noted ranges). */
+/* Completes RMA to each target, then asks them; mw (may be NULL) runs
+ * while they work. whole: the targets' entire storage part
+ * (MPIX_Win_sync_target without noted ranges). */
 static int sync_targets(const char *routine, MPI_Win win, struct mpisw_remote *r,
-                        const int *targets, int n, int whole) {
-  if (n <= 0) return MPI_SUCCESS;
+                        const int *targets, int n, int whole, struct meanwhile *mw) {
   for (int i = 0; i < n; i++) {
     int rc = complete_rma(win, targets[i]);
     if (rc != MPI_SUCCESS) return mpisw_raise_win(win, rc);
   }
-  struct ask *as = calloc((size_t)n, sizeof *as);
+  struct ask *as = n ? calloc((size_t)n, sizeof *as) : NULL;
   struct mpisw_error e;
-  if (!as) {
+  if (n && !as) {
     mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the remote sync");
     return mpisw_raise_win(win, mpisw_error_code(routine, &e));
   }
@@ -288,27 +305,42 @@ static int sync_targets(const char *routine, MPI_Win win, struct mpisw_remote *r
     as[i].whole = whole && as[i].ranges.n == 0;
   }
   pthread_mutex_unlock(&r->mu);
-  int rc = ask_all(r, as, n, &e);
+  int rc = ask_all(r, as, n, mw, &e);
   free(as);
   if (rc) return mpisw_raise_win(win, mpisw_error_code(routine, &e));
   return MPI_SUCCESS;
 }
 
-int mpisw_remote_after_sync(MPI_Win win, struct mpisw_win *w) {
+struct local {
+  struct mpisw_win *w;
+  int rc;
+  struct mpisw_error e;
+};
+
+static void local_sync(void *arg) {
+  struct local *l = arg;
+  l->rc = mpisw_win_sync_storage(l->w, &l->e);
+}
+
+int mpisw_remote_win_sync(MPI_Win win, struct mpisw_win *w) {
   struct mpisw_remote *r = w->remote;
-  if (!r || !w->p.h.sync_remote) return MPI_SUCCESS;
+  struct local l = {w, 0, {0, ""}};
+  struct meanwhile mw = {local_sync, &l};
   pthread_mutex_lock(&r->mu);
   int n = r->ndirty;
   int *targets = n ? malloc((size_t)n * sizeof *targets) : NULL;
   if (targets) memcpy(targets, r->dirty, (size_t)n * sizeof *targets);
   pthread_mutex_unlock(&r->mu);
+  int rc = MPI_SUCCESS;
   if (n && !targets) {
-    struct mpisw_error e;
-    mpisw_fail(&e, MPISW_K_NOMEM, "out of memory for the remote sync");
-    return mpisw_raise_win(win, mpisw_error_code("MPI_Win_sync", &e));
+    mpisw_fail(&l.e, MPISW_K_NOMEM, "out of memory for the remote sync");
+    return mpisw_raise_win(win, mpisw_error_code("MPI_Win_sync", &l.e));
   }
-  int rc = n ? sync_targets("MPI_Win_sync", win, r, targets, n, 0) : MPI_SUCCESS;
+  rc = sync_targets("MPI_Win_sync", win, r, targets, n, 0, &mw);
   free(targets);
+  if (mw.fn) local_sync(&l); /* not run: the flush failed */
+  /* this rank's own storage first: its error is the one to report */
+  if (l.rc) return mpisw_raise_win(win, mpisw_error_code("MPI_Win_sync", &l.e));
   return rc;
 }
 
@@ -346,5 +378,5 @@ int mpisw_remote_sync_target(MPI_Win win, int rank) {
     if (mpisw_win_sync_storage(w, &e)) return mpisw_raise_win(win, mpisw_error_code(routine, &e));
     return MPI_SUCCESS;
   }
-  return sync_targets(routine, win, w->remote, &rank, 1, 1);
+  return sync_targets(routine, win, w->remote, &rank, 1, 1, NULL);
 }

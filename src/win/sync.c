@@ -54,9 +54,10 @@ int mpisw_win_sync(MPI_Win win) {
   int rc = mpi_part_of_sync(win);
   if (rc != MPI_SUCCESS) return rc;
   struct mpisw_error e;
+  if (w->remote && w->p.h.sync_remote) return mpisw_remote_win_sync(win, w); /* + targets' */
   if (mpisw_win_sync_storage(w, &e))
     return mpisw_raise_win(win, mpisw_error_code("MPI_Win_sync", &e));
-  return mpisw_remote_after_sync(win, w); /* storage_sync_scope=remote */
+  return MPI_SUCCESS;
 }
 
 /* Acts as the handler fetched before the free would: for a window already
