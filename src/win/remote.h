@@ -41,6 +41,12 @@ struct mpisw_remote_peer {   /* what each rank tells the others at creation */
   int64_t disp_unit;
   char host[48];
   char why[96];
+  /* same node, mmap backend: what a peer needs to write the pages back
+   * itself (remote_direct.c); direct 0 when the window cannot be */
+  int32_t direct, fd;
+  uint64_t kernel, dev, ino;   /* kernel: boot id + pid namespace */
+  uint64_t map_off, map_len;   /* the file-mapped part: file offset, length */
+  int64_t map_at;              /* its start from the window's base, bytes */
 };
 
 struct mpisw_remote {
@@ -49,6 +55,12 @@ struct mpisw_remote {
   pthread_mutex_t mu;                 /* the ranges below (RMA from any thread) */
   struct mpisw_remote_target *t;      /* per rank */
   int *dirty, ndirty;                 /* ranks with ranges */
+  struct mpisw_direct *direct;        /* per rank: its file mapped here, or NULL */
+};
+
+struct mpisw_direct {
+  int state;                          /* 0 not tried, 1 mapped, -1 not possible */
+  char *addr;                         /* PROT_READ, MAP_SHARED of its file range */
 };
 
 /* The RMA layer's hook: this rank wrote count elements of dt at
@@ -58,6 +70,18 @@ void mpisw_remote_note(MPI_Win win, int target, MPI_Aint disp, MPI_Count count, 
 void mpisw_remote_add(struct mpisw_remote *r, int target, uint64_t off, uint64_t len);
 /* Moves target's ranges to *out (emptied in r); mutex held by the caller. */
 void mpisw_remote_take(struct mpisw_remote *r, int target, struct mpisw_remote_target *out);
+
+/* ---- remote_direct.c: a target on this node whose pages sit in the page
+ * cache is written back by the origin itself ---- */
+/* This rank's entries of *me (direct, fd, kernel, dev, ino, map_*). */
+void mpisw_direct_describe(const struct mpisw_win *w, struct mpisw_remote_peer *me);
+/* 1 when target's ranges can be synced from here (its file mapped). */
+int mpisw_direct_ready(struct mpisw_remote *r, int target);
+/* msync of the ranges through the mapping; -1 with *e naming the file. */
+int mpisw_direct_sync(struct mpisw_remote *r, int target, const struct mpisw_remote_target *t,
+                      int whole, struct mpisw_error *e);
+/* Unmaps every peer's file (window gone). */
+void mpisw_direct_drop(struct mpisw_remote *r);
 
 /* ---- remote_agent.c ---- */
 /* Starts the agent thread if not running; fills *me with its address, or

@@ -38,6 +38,8 @@ void mpisw_remote_window_made(struct mpisw_win *w, MPI_Comm comm, MPI_Aint disp_
     r->dirty = calloc((size_t)n, sizeof *r->dirty);
   }
   int ok = r && r->peers && r->t && r->dirty;
+  if (ok) r->direct = calloc((size_t)n, sizeof *r->direct); /* none: always the agent */
+  if (ok) mpisw_direct_describe(w, &mine);
   if (ok) mpisw_agent_add(w, &mine);
   else snprintf(mine.why, sizeof mine.why, "out of memory for the remote sync's state");
   /* every rank takes part, whatever it has: a rank without an agent says why */
@@ -48,6 +50,7 @@ void mpisw_remote_window_made(struct mpisw_win *w, MPI_Comm comm, MPI_Aint disp_
     if (ok) mpisw_agent_remove(w);
     if (!ok) free(all);
     if (r) {
+      free(r->direct);
       free(r->peers);
       free(r->t);
       free(r->dirty);
@@ -68,6 +71,7 @@ void mpisw_remote_window_gone(struct mpisw_win *w) {
   mpisw_agent_remove(w);
   __atomic_sub_fetch(&mpisw_remote_windows, 1, __ATOMIC_RELAXED);
   w->remote = NULL;
+  mpisw_direct_drop(r);
   pthread_mutex_destroy(&r->mu);
   free(r->peers);
   free(r->t);
@@ -91,6 +95,7 @@ static int complete_rma(MPI_Win win, int target) {
 
 struct ask {
   int rank, fd, sent;
+  int direct;                  /* synced from here (remote_direct.c), not asked */
   struct mpisw_remote_target ranges;
   int whole;
 };
@@ -183,6 +188,7 @@ static int ask_all(struct mpisw_remote *r, struct ask *as, int n, struct meanwhi
                    struct mpisw_error *e) {
   if (n <= 0) {
     if (mw && mw->fn) mw->fn(mw->arg);
+    if (mw) mw->fn = NULL;
     return 0;
   }
   int secs = (int)mpisw_cfg_int(MPISW_CFG_REMOTE_SYNC_TIMEOUT);
@@ -199,6 +205,10 @@ static int ask_all(struct mpisw_remote *r, struct ask *as, int n, struct meanwhi
   for (int i = 0; i < n; i++) {
     const struct mpisw_remote_peer *p = &r->peers[as[i].rank];
     as[i].fd = -1;
+    if (as[i].direct) {
+      done[i] = 1;
+      continue;
+    }
     if (!p->port) {
       done[i] = 1;
       if (!rc) rc = fail_rank(e, r, as[i].rank, MPISW_K_IO, "%s has no sync agent: %s", p->why);
@@ -283,6 +293,38 @@ static int ask_all(struct mpisw_remote *r, struct ask *as, int n, struct meanwhi
   return rc;
 }
 
+/* While the agents work: the caller's own work, then the targets this
+ * process syncs itself. */
+struct directs {
+  struct mpisw_remote *r;
+  struct ask *as;
+  int n;
+  struct meanwhile *user;
+  int rc;
+  struct mpisw_error e;
+};
+
+static void run_directs(void *arg) {
+  struct directs *d = arg;
+  if (d->user && d->user->fn) {
+    d->user->fn(d->user->arg);
+    d->user->fn = NULL;
+  }
+  for (int i = 0; i < d->n; i++) {
+    struct ask *a = &d->as[i];
+    if (!a->direct) continue;
+    struct mpisw_error e1;
+    if (mpisw_direct_sync(d->r, a->rank, &a->ranges, a->whole, &e1)) {
+      if (!d->rc) {
+        d->rc = -1;
+        d->e = e1;
+      }
+      continue; /* ranges kept: ask_all gives them back */
+    }
+    a->ranges.n = 0;
+  }
+}
+
 /* Completes RMA to each target, then asks them; mw (may be NULL) runs
  * while they work. whole: the targets' entire storage part
  * (MPIX_Win_sync_target without noted ranges). */
@@ -303,10 +345,18 @@ static int sync_targets(const char *routine, MPI_Win win, struct mpisw_remote *r
     as[i].rank = targets[i];
     mpisw_remote_take(r, targets[i], &as[i].ranges);
     as[i].whole = whole && as[i].ranges.n == 0;
+    as[i].direct = mpisw_direct_ready(r, targets[i]);
   }
   pthread_mutex_unlock(&r->mu);
-  int rc = ask_all(r, as, n, mw, &e);
+  struct directs d = {r, as, n, mw, 0, {0, ""}};
+  struct meanwhile both = {run_directs, &d};
+  int rc = ask_all(r, as, n, &both, &e);
+  if (both.fn) run_directs(&d); /* no request went out */
   free(as);
+  if (!rc && d.rc) {
+    rc = -1;
+    e = d.e;
+  }
   if (rc) return mpisw_raise_win(win, mpisw_error_code(routine, &e));
   return MPI_SUCCESS;
 }

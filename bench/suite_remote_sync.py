@@ -1,0 +1,117 @@
+"""Suite "remote_sync": MPI_Win_sync with storage_sync_scope=remote after rank 0
+put 1 MiB into a target's storage ("remote") against the same call after rank 0
+wrote 1 MiB into its own storage ("local"), on one window, mmap and pager
+backends; bench/remote_sync_bench.c. Target on the same node (2 ranks) and on
+another simulated node (MPICH's fork launcher, 2 x 2 ranks; skipped with Open
+MPI). Kinds alternate per round (A B, B A, ...); the ratio remote / local is taken
+per (rep, round) and an A/A step (local against local) shows the noise. Target
+of issue 16: remote <= 2x local on one node. See docs/DURABILITY.md."""
+
+import os
+
+from harness.api import Step, fmt_stat, legend_outside, md_table, median_and_spread, save_png, stats
+
+SUITES = {"remote_sync": "MPI_Win_sync of 1 MiB put into another rank's storage "
+                         "(storage_sync_scope=remote) vs a local sync of 1 MiB, mmap and pager, "
+                         "same node and simulated nodes, interleaved rounds + an A/A pair"}
+PROGRAMS = {"remote_sync": "remote_sync_bench"}
+KEY_FIELDS = {"remote_sync": ["backend", "nodes", "aa", "kind", "bytes", "ranks"]}
+METRICS = {"remote_sync": ["usec"]}
+PATH_ARG = {"remote_sync"}
+
+ROUNDS = 10
+ITERS = 20
+SIMHOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "tools",
+                       "simhost.sh")
+
+
+def steps(suite):
+    if suite == "smoke":
+        return [Step("remote_sync", "remote sync 1 MiB mmap x2 rounds",
+                     ["--rounds", "2", "--iters", "2"], ranks=2, timeout=120)]
+    if suite != "remote_sync":
+        return []
+    out = []
+    for be in ("mmap", "pager"):
+        common = ["--backend", be, "--rounds", str(ROUNDS), "--iters", str(ITERS)]
+        out += [
+            Step("remote_sync", f"remote vs local sync 1 MiB, {be}, same node x{ROUNDS} rounds",
+                 common, ranks=2, timeout=600),
+            Step("remote_sync", f"local vs local sync (A/A) 1 MiB, {be} x{ROUNDS} rounds",
+                 common + ["--aa"], ranks=2, timeout=600),
+            Step("remote_sync", f"remote vs local sync 1 MiB, {be}, simulated nodes "
+                                f"x{ROUNDS} rounds",
+                 common + ["--nodes", "2", "--simhost", SIMHOST], ranks=0, timeout=600),
+        ]
+    return out
+
+
+def _pairs(runs, backend, nodes, aa):
+    cells = {}
+    for r in runs:
+        if (r.get("bench") != "remote_sync" or r.get("backend") != backend
+                or r.get("nodes") != nodes or bool(r.get("aa")) != aa
+                or not isinstance(r.get("usec"), (int, float))):
+            continue
+        cells[(r.get("rep"), r.get("round"), r.get("kind"))] = r["usec"]
+    other = "local2" if aa else "remote"
+    return [v / cells[(rep, rnd, "local")] for (rep, rnd, kind), v in cells.items()
+            if kind == other and cells.get((rep, rnd, "local"))]
+
+
+def ratios(runs):
+    out = []
+    for be in ("mmap", "pager"):
+        for nodes, aa, name in ((1, False, "remote / local, same node"),
+                                (1, True, "local / local (A/A)"),
+                                (2, False, "remote / local, simulated nodes")):
+            s = stats(_pairs(runs, be, nodes, aa))
+            if s:
+                out.append(dict(name=f"remote_sync {be} {name}", which="1 MiB",
+                                detail="remote_sync_bench usec per MPI_Win_sync, ratio per "
+                                       "interleaved round (target: <= 2 on one node)", **s))
+    return out
+
+
+def plot(suite, summary, runs, out, stamp, plt):
+    rows = [x for x in summary if x["bench"] == "remote_sync" and x["metrics"].get("usec")]
+    if not rows:
+        return {}
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    labels, pts = [], []
+    for x in sorted(rows, key=lambda x: (x["fields"].get("backend"), x["fields"].get("nodes"),
+                                         bool(x["fields"].get("aa")), x["fields"].get("kind"))):
+        f = x["fields"]
+        where = "2 nodes" if f.get("nodes") == 2 else "1 node"
+        labels.append(f"{f.get('backend')} {where}{' A/A' if f.get('aa') else ''}\n{f.get('kind')}")
+        pts.append(x["metrics"]["usec"])
+    ys, err = median_and_spread(pts)
+    ys = [y / 1000 for y in ys]
+    err = [[e / 1000 for e in side] for side in err]
+    ax.bar(range(len(ys)), ys, yerr=err, capsize=3, label="MPI_Win_sync, 1 MiB")
+    ax.set_xticks(range(len(ys)))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("ms per sync (median, min-max)")
+    ax.set_title(f"Remote vs local sync of 1 MiB — {stamp}")
+    legend_outside(ax)
+    return save_png(fig, plt, out, suite, "remote_sync")
+
+
+def readme(doc):
+    summ = [x for x in doc.get("summary", []) if x.get("bench") == "remote_sync"]
+    if not summ:
+        return []
+    s = ["### Remote sync (remote_sync)", "",
+         "µs per MPI_Win_sync on a window with storage_sync_scope=remote (min / median / max "
+         "over rounds and reps of rank 0): kind remote after rank 0 put 1 MiB into a target's "
+         "storage (the target's sync agent writes it back), kind local after rank 0 wrote "
+         "1 MiB into its own; local2 is the A/A step.", ""]
+    rows = []
+    for x in sorted(summ, key=lambda x: (x["fields"].get("backend"), x["fields"].get("nodes"),
+                                         bool(x["fields"].get("aa")), x["fields"].get("kind"))):
+        f, m = x["fields"], x["metrics"]
+        rows.append([f.get("backend"), f.get("nodes"), "A/A" if f.get("aa") else "A/B",
+                     f.get("kind"), fmt_stat(m.get("usec"))])
+    s.append(md_table(["backend", "nodes", "step", "kind", "µs"], rows))
+    s.append("")
+    return s
