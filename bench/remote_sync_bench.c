@@ -8,12 +8,16 @@
  * rank 1, or with --nodes 2 the first rank of the other simulated node
  * (MPICH's fork launcher, one host name per node: the program starts
  * itself under mpiexec.mpich with tests/tools/simhost.sh, --simhost).
+ * The target waits in MPI_Barrier meanwhile, spinning on its CPU as a
+ * computing target would; --nap makes it sleep 200 us between tests of an
+ * MPI_Ibarrier instead (an idle target: cleaning its pages then needs no
+ * TLB shootdown on another CPU, see docs/DURABILITY.md).
  *
  *   remote_sync_bench [--bytes N] [--rounds R] [--iters I] [--backend mmap|pager]
- *                     [--aa] [--nodes 2 --simhost PATH] [--path DIR]
+ *                     [--aa] [--nap] [--nodes 2 --simhost PATH] [--path DIR]
  *
  * One JSON line per round and kind: {"bench":"remote_sync","kind","backend",
- * "nodes","aa","round","bytes","ranks","usec"} (usec per sync, rank 0). */
+ * "nodes","aa","nap","round","bytes","ranks","usec"} (usec per sync, rank 0). */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +32,7 @@
 static size_t bytes = 1 << 20;
 static long rounds = 10, iters = 20;
 static const char *backend = "mmap", *dir = "/tmp", *simhost = NULL;
-static int aa = 0, nodes = 1;
+static int aa = 0, nodes = 1, nap = 0;
 
 /* --nodes 2 outside MPI: this program again, on two simulated nodes. */
 static void relaunch(int argc, char **argv) {
@@ -100,7 +104,8 @@ int main(int argc, char **argv) {
   static struct option longopts[] = {
       {"bytes", required_argument, NULL, 'b'}, {"rounds", required_argument, NULL, 'r'},
       {"iters", required_argument, NULL, 'i'}, {"backend", required_argument, NULL, 'k'},
-      {"aa", no_argument, NULL, 'a'},          {"nodes", required_argument, NULL, 'n'},
+      {"aa", no_argument, NULL, 'a'},          {"nap", no_argument, NULL, 'z'},
+      {"nodes", required_argument, NULL, 'n'},
       {"simhost", required_argument, NULL, 's'}, {"path", required_argument, NULL, 'p'},
       {NULL, 0, NULL, 0}};
   int c;
@@ -110,11 +115,12 @@ int main(int argc, char **argv) {
     else if (c == 'i') iters = atol(optarg);
     else if (c == 'k') backend = optarg;
     else if (c == 'a') aa = 1;
+    else if (c == 'z') nap = 1;
     else if (c == 'n') nodes = atoi(optarg);
     else if (c == 's') simhost = optarg;
     else if (c == 'p') dir = optarg;
     else bench_die("usage: remote_sync_bench [--bytes N] [--rounds R] [--iters I] "
-                   "[--backend mmap|pager] [--aa] [--nodes 2 --simhost PATH] [--path DIR]");
+                   "[--backend mmap|pager] [--aa] [--nap] [--nodes 2 --simhost PATH] [--path DIR]");
   }
   if (nodes == 2) relaunch(argc, argv);
   MPI_Init(&argc, &argv);
@@ -138,11 +144,20 @@ int main(int argc, char **argv) {
         for (long i = 0; i < iters; i++)
           sum += once(win, base, buf, !aa && k == 1, target, r * iters + i);
       /* the target stays in MPI meanwhile: MPICH's RMA needs it there */
-      MPI_Barrier(MPI_COMM_WORLD);
+      if (nap) { /* --nap: the target sleeps between tests instead of spinning */
+        MPI_Request q;
+        int flag = 0;
+        MPI_Ibarrier(MPI_COMM_WORLD, &q);
+        if (rank == 0) MPI_Wait(&q, MPI_STATUS_IGNORE);
+        while (!flag && MPI_Test(&q, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
+          usleep(200);
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
       if (rank == 0)
         printf("{\"bench\":\"remote_sync\",\"kind\":\"%s\",\"backend\":\"%s\",\"nodes\":%d,"
-               "\"aa\":%d,\"round\":%ld,\"bytes\":%zu,\"ranks\":%d,\"usec\":%.3f}\n",
-               kinds[k], backend, nodes, aa, r, bytes, size, sum / (double)iters);
+               "\"aa\":%d,\"nap\":%d,\"round\":%ld,\"bytes\":%zu,\"ranks\":%d,\"usec\":%.3f}\n",
+               kinds[k], backend, nodes, aa, nap, r, bytes, size, sum / (double)iters);
     }
   }
   bench_check_mpi(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");

@@ -15,7 +15,7 @@ SUITES = {"remote_sync": "MPI_Win_sync of 1 MiB put into another rank's storage 
                          "(storage_sync_scope=remote) vs a local sync of 1 MiB, mmap and pager, "
                          "same node and simulated nodes, interleaved rounds + an A/A pair"}
 PROGRAMS = {"remote_sync": "remote_sync_bench"}
-KEY_FIELDS = {"remote_sync": ["backend", "nodes", "aa", "kind", "bytes", "ranks"]}
+KEY_FIELDS = {"remote_sync": ["backend", "nodes", "aa", "nap", "kind", "bytes", "ranks"]}
 METRICS = {"remote_sync": ["usec"]}
 PATH_ARG = {"remote_sync"}
 
@@ -37,6 +37,9 @@ def steps(suite):
         out += [
             Step("remote_sync", f"remote vs local sync 1 MiB, {be}, same node x{ROUNDS} rounds",
                  common, ranks=2, timeout=600),
+            Step("remote_sync", f"remote vs local sync 1 MiB, {be}, same node, target idle "
+                                f"x{ROUNDS} rounds",
+                 common + ["--nap"], ranks=2, timeout=600),
             Step("remote_sync", f"local vs local sync (A/A) 1 MiB, {be} x{ROUNDS} rounds",
                  common + ["--aa"], ranks=2, timeout=600),
             Step("remote_sync", f"remote vs local sync 1 MiB, {be}, simulated nodes "
@@ -46,11 +49,12 @@ def steps(suite):
     return out
 
 
-def _pairs(runs, backend, nodes, aa):
+def _pairs(runs, backend, nodes, aa, nap=False):
     cells = {}
     for r in runs:
         if (r.get("bench") != "remote_sync" or r.get("backend") != backend
                 or r.get("nodes") != nodes or bool(r.get("aa")) != aa
+                or bool(r.get("nap")) != nap
                 or not isinstance(r.get("usec"), (int, float))):
             continue
         cells[(r.get("rep"), r.get("round"), r.get("kind"))] = r["usec"]
@@ -62,10 +66,11 @@ def _pairs(runs, backend, nodes, aa):
 def ratios(runs):
     out = []
     for be in ("mmap", "pager"):
-        for nodes, aa, name in ((1, False, "remote / local, same node"),
-                                (1, True, "local / local (A/A)"),
-                                (2, False, "remote / local, simulated nodes")):
-            s = stats(_pairs(runs, be, nodes, aa))
+        for nodes, aa, nap, name in ((1, False, False, "remote / local, same node"),
+                                     (1, False, True, "remote / local, same node, target idle"),
+                                     (1, True, False, "local / local (A/A)"),
+                                     (2, False, False, "remote / local, simulated nodes")):
+            s = stats(_pairs(runs, be, nodes, aa, nap))
             if s:
                 out.append(dict(name=f"remote_sync {be} {name}", which="1 MiB",
                                 detail="remote_sync_bench usec per MPI_Win_sync, ratio per "
@@ -80,10 +85,12 @@ def plot(suite, summary, runs, out, stamp, plt):
     fig, ax = plt.subplots(figsize=(9, 4.5))
     labels, pts = [], []
     for x in sorted(rows, key=lambda x: (x["fields"].get("backend"), x["fields"].get("nodes"),
-                                         bool(x["fields"].get("aa")), x["fields"].get("kind"))):
+                                         bool(x["fields"].get("aa")), bool(x["fields"].get("nap")),
+                                         x["fields"].get("kind"))):
         f = x["fields"]
         where = "2 nodes" if f.get("nodes") == 2 else "1 node"
-        labels.append(f"{f.get('backend')} {where}{' A/A' if f.get('aa') else ''}\n{f.get('kind')}")
+        extra = " A/A" if f.get("aa") else " idle" if f.get("nap") else ""
+        labels.append(f"{f.get('backend')} {where}{extra}\n{f.get('kind')}")
         pts.append(x["metrics"]["usec"])
     ys, err = median_and_spread(pts)
     ys = [y / 1000 for y in ys]
@@ -105,13 +112,17 @@ def readme(doc):
          "µs per MPI_Win_sync on a window with storage_sync_scope=remote (min / median / max "
          "over rounds and reps of rank 0): kind remote after rank 0 put 1 MiB into a target's "
          "storage (the target's sync agent writes it back), kind local after rank 0 wrote "
-         "1 MiB into its own; local2 is the A/A step.", ""]
+         "1 MiB into its own; local2 is the A/A step. Target spinning: it waits in "
+         "MPI_Barrier (busy on its CPU, as when computing); idle: it sleeps between tests of "
+         "an MPI_Ibarrier.", ""]
     rows = []
     for x in sorted(summ, key=lambda x: (x["fields"].get("backend"), x["fields"].get("nodes"),
-                                         bool(x["fields"].get("aa")), x["fields"].get("kind"))):
+                                         bool(x["fields"].get("aa")), bool(x["fields"].get("nap")),
+                                         x["fields"].get("kind"))):
         f, m = x["fields"], x["metrics"]
         rows.append([f.get("backend"), f.get("nodes"), "A/A" if f.get("aa") else "A/B",
-                     f.get("kind"), fmt_stat(m.get("usec"))])
-    s.append(md_table(["backend", "nodes", "step", "kind", "µs"], rows))
+                     "idle" if f.get("nap") else "spinning", f.get("kind"),
+                     fmt_stat(m.get("usec"))])
+    s.append(md_table(["backend", "nodes", "step", "target", "kind", "µs"], rows))
     s.append("")
     return s
