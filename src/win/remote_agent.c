@@ -146,16 +146,23 @@ static void serve(int fd) {
   answer(fd, rc, &e);
 }
 
+/* The thread's own descriptors: a window made while an agent stops starts
+ * a new one, which must not pull them from under the old. */
+struct fds {
+  int lfd, stop;
+};
+
 static void *agent_main(void *arg) {
-  (void)arg;
+  struct fds f = *(struct fds *)arg;
+  free(arg);
   for (;;) {
-    struct pollfd pf[2] = {{A.lfd, POLLIN, 0}, {A.stop[0], POLLIN, 0}};
+    struct pollfd pf[2] = {{f.lfd, POLLIN, 0}, {f.stop, POLLIN, 0}};
     if (poll(pf, 2, -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (pf[1].revents) break;
-    int fd = accept4(A.lfd, NULL, NULL, SOCK_CLOEXEC);
+    int fd = accept4(f.lfd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0) continue;
     struct timeval tv = {PEER_SECONDS, 0};
     int one = 1;
@@ -192,9 +199,15 @@ static int start(char *why, size_t len) {
   /* the thread takes no signal of the program's */
   sigset_t all, old;
   sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&A.th, NULL, agent_main, NULL);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  struct fds *f = malloc(sizeof *f);
+  int rc = ENOMEM;
+  if (f) {
+    *f = (struct fds){fd, A.stop[0]};
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&A.th, NULL, agent_main, f);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) free(f);
+  }
   if (rc) {
     snprintf(why, len, "no thread for the sync agent: %s", strerror(rc));
     close(fd);
@@ -209,16 +222,18 @@ static int start(char *why, size_t len) {
 
 static void stop_locked(void) {
   if (!A.running) return;
-  char c = 0;
-  if (write(A.stop[1], &c, 1) < 0) { /* the thread also ends when the pipe closes */ }
-  pthread_mutex_unlock(&A.mu); /* it may wait for the table to answer a request */
-  pthread_join(A.th, NULL);
-  pthread_mutex_lock(&A.mu);
-  close(A.lfd);
-  close(A.stop[0]);
-  close(A.stop[1]);
+  pthread_t th = A.th;
+  int lfd = A.lfd, s0 = A.stop[0], s1 = A.stop[1];
   A.lfd = A.stop[0] = A.stop[1] = -1;
   A.running = 0;
+  char c = 0;
+  if (write(s1, &c, 1) < 0) { /* cannot happen on a fresh pipe; join would wait */ }
+  pthread_mutex_unlock(&A.mu); /* it may wait for the table to answer a request */
+  pthread_join(th, NULL);
+  pthread_mutex_lock(&A.mu);
+  close(lfd);
+  close(s0);
+  close(s1);
 }
 
 void mpisw_agent_add(struct mpisw_win *w, struct mpisw_remote_peer *me) {
