@@ -105,13 +105,15 @@ def plot(suite, summary, runs, out, stamp, plt):
 
 
 def readme(doc):
-    summ = [x for x in doc.get("summary", []) if x.get("bench") == "remote_sync"]
+    summ = [x for x in doc.get("summary", []) if x.get("bench") == "remote_sync"
+            and x["fields"].get("kind") and x["metrics"].get("usec")]  # not "skipped" lines
     if not summ:
         return []
     s = ["### Remote sync (remote_sync)", "",
          "µs per MPI_Win_sync on a window with storage_sync_scope=remote (min / median / max "
          "over rounds and reps of rank 0): kind remote after rank 0 put 1 MiB into a target's "
-         "storage (the target's sync agent writes it back), kind local after rank 0 wrote "
+         "storage (mmap on one node: rank 0 writes the target's pages back itself; else the "
+         "target's sync agent does), kind local after rank 0 wrote "
          "1 MiB into its own; local2 is the A/A step. Target spinning: it waits in "
          "MPI_Barrier (busy on its CPU, as when computing); idle: it sleeps between tests of "
          "an MPI_Ibarrier.", ""]
