@@ -8,6 +8,8 @@
  *   target BACKEND  MPIX_Win_sync_target on a window without the hint:
  *                   rank 1 durable, rank 2 still not; a plain MPI_Win_sync
  *                   reaches no target; bad ranks; a memory window (3 ranks)
+ *   ranges BACKEND  rank 0 into the last rank: 12 separate puts (more than the 8 ranges a target keeps)
+ *                   and a strided vector: every piece durable after the sync
  *   dead BACKEND    rank 1 stopped (SIGSTOP): the sync fails naming it within
  *                   MPISW_REMOTE_SYNC_TIMEOUT (set to 2 by the test); pager
  *                   (only the target's agent can write its blocks back); with
@@ -266,6 +268,48 @@ static void dead(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* More pieces than a target keeps ranges for (8), and a strided datatype:
+ * every piece is durable after the sync, none before. */
+static void ranges(void) {
+  void *base;
+  MPI_Win win = make("storage_sync_scope=remote", NULL, &base);
+  memset(base, 0, WIN);
+  TL_SYNC(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  enum { PIECES = 12, PIECE = 4096, STRIDE = 64 << 10 };
+  static char buf[PIECES][PIECE];
+  const int t = tl_size - 1; /* on another node under multinode.sh */
+  const char *path = tl_path("w%d", t);
+  if (tl_rank == 0) {
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int i = 0; i < PIECES; i++) {
+      memset(buf[i], i + 1, PIECE);
+      CHECK_MPI(MPI_Put(buf[i], PIECE, MPI_BYTE, t, (MPI_Aint)i * STRIDE, PIECE, MPI_BYTE, win));
+    }
+    /* 4 blocks of one page, 128 KiB apart, from 1 MiB on: one vector */
+    MPI_Datatype vec;
+    CHECK_MPI(MPI_Type_vector(4, PIECE, 128 << 10, MPI_BYTE, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
+    static char vbuf[4 * PIECE];
+    memset(vbuf, 0x5a, sizeof vbuf);
+    CHECK_MPI(MPI_Put(vbuf, sizeof vbuf, MPI_BYTE, t, 1 << 20, 1, vec, win));
+    CHECK_MPI(MPI_Win_flush_all(win));
+    for (int i = 0; i < PIECES; i++)
+      CHECK(pending_pages(path, (uint64_t)i * STRIDE, PIECE) != 0, "piece %d clean before", i);
+    CHECK(pending_pages(path, (1 << 20) + 3 * (128 << 10), PIECE) != 0, "vector end clean before");
+    CHECK_MPI(MPI_Win_sync(win));
+    for (int i = 0; i < PIECES; i++)
+      CHECK(pending_pages(path, (uint64_t)i * STRIDE, PIECE) == 0, "piece %d still dirty", i);
+    for (int k = 0; k < 4; k++)
+      CHECK(pending_pages(path, (1 << 20) + (uint64_t)k * (128 << 10), PIECE) == 0,
+            "vector block %d still dirty", k);
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Type_free(&vec);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -274,6 +318,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "during")) busy(1);
   else if (!strcmp(mode, "target")) target();
   else if (!strcmp(mode, "dead")) dead();
+  else if (!strcmp(mode, "ranges")) ranges();
   else tl_fail(__FILE__, __LINE__, "unknown mode '%s'", mode);
   return tl_finish();
 }
