@@ -78,29 +78,39 @@ def ratios(runs):
     return out
 
 
+SCENARIOS = (("same node\nspinning", 1, False, False), ("same node\nidle", 1, False, True),
+             ("A/A", 1, True, False), ("simulated\nnodes", 2, False, False))
+
+
 def plot(suite, summary, runs, out, stamp, plt):
-    rows = [x for x in summary if x["bench"] == "remote_sync" and x["metrics"].get("usec")]
-    if not rows:
-        return {}
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    labels, pts = [], []
-    for x in sorted(rows, key=lambda x: (x["fields"].get("backend"), x["fields"].get("nodes"),
-                                         bool(x["fields"].get("aa")), bool(x["fields"].get("nap")),
-                                         x["fields"].get("kind"))):
+    med = {}
+    for x in summary:
         f = x["fields"]
-        where = "2 nodes" if f.get("nodes") == 2 else "1 node"
-        extra = " A/A" if f.get("aa") else " idle" if f.get("nap") else ""
-        labels.append(f"{f.get('backend')} {where}{extra}\n{f.get('kind')}")
-        pts.append(x["metrics"]["usec"])
-    ys, err = median_and_spread(pts)
-    ys = [y / 1000 for y in ys]
-    err = [[e / 1000 for e in side] for side in err]
-    ax.bar(range(len(ys)), ys, yerr=err, capsize=3, label="MPI_Win_sync, 1 MiB")
-    ax.set_xticks(range(len(ys)))
-    ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylabel("ms per sync (median, min-max)")
-    ax.set_title(f"Remote vs local sync of 1 MiB — {stamp}")
-    legend_outside(ax)
+        if x["bench"] == "remote_sync" and f.get("kind") and x["metrics"].get("usec"):
+            med[(f.get("backend"), f.get("nodes"), bool(f.get("aa")), bool(f.get("nap")),
+                 f.get("kind"))] = x["metrics"]["usec"]
+    if not med:
+        return {}
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, be in zip(axes, ("mmap", "pager")):
+        for j, (kind, name) in enumerate((("local", "local sync"),
+                                          ("other", "remote sync (A/A: local again)"))):
+            xs, pts = [], []
+            for i, (_, nodes, aa, nap) in enumerate(SCENARIOS):
+                k = kind if kind == "local" else ("local2" if aa else "remote")
+                p = med.get((be, nodes, aa, nap, k))
+                if p:
+                    xs.append(i + (j - 0.5) * 0.38)
+                    pts.append({k2: p[k2] / 1000 for k2 in ("min", "median", "max")})
+            if xs:
+                ys, err = median_and_spread(pts)
+                ax.bar(xs, ys, width=0.38, yerr=err, capsize=3, label=name)
+        ax.set_xticks(range(len(SCENARIOS)))
+        ax.set_xticklabels([s[0] for s in SCENARIOS], fontsize=8)
+        ax.set_title(f"{be} backend")
+        ax.set_ylabel("ms per MPI_Win_sync of 1 MiB (median, min-max)")
+    legend_outside(axes[-1])
+    fig.suptitle(f"Remote vs local sync — {stamp}")
     return save_png(fig, plt, out, suite, "remote_sync")
 
 
