@@ -207,6 +207,7 @@ static int start(char *why, size_t len) {
     rc = pthread_create(&A.th, NULL, agent_main, f);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) free(f);
+    else pthread_setname_np(A.th, "mpisw-sync"); /* for ps, top, gdb */
   }
   if (rc) {
     snprintf(why, len, "no thread for the sync agent: %s", strerror(rc));

@@ -40,14 +40,14 @@ void mpisw_remote_window_made(struct mpisw_win *w, MPI_Comm comm, MPI_Aint disp_
   int ok = r && r->peers && r->t && r->dirty;
   if (ok) r->direct = calloc((size_t)n, sizeof *r->direct); /* none: always the agent */
   if (ok) mpisw_direct_describe(w, &mine);
-  if (ok) mpisw_agent_add(w, &mine);
+  if (ok && n > 1) mpisw_agent_add(w, &mine); /* alone: nobody to ask it */
   else snprintf(mine.why, sizeof mine.why, "out of memory for the remote sync's state");
   /* every rank takes part, whatever it has: a rank without an agent says why */
   struct mpisw_remote_peer *all = ok ? r->peers : calloc((size_t)n, sizeof *all);
   int rc = all ? PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, comm)
                : PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, NULL, 0, MPI_BYTE, comm);
   if (!ok || rc != MPI_SUCCESS) {
-    if (ok) mpisw_agent_remove(w);
+    if (ok && n > 1) mpisw_agent_remove(w);
     if (!ok) free(all);
     if (r) {
       free(r->direct);

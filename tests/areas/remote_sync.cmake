@@ -17,6 +17,7 @@ mpisw_mpi_test(remote_sync_dead_pager  PROG t_remote_sync ARGS dead pager   NP 2
 mpisw_mpi_test(remote_sync_dead_mmap   PROG t_remote_sync ARGS dead mmap    NP 2   LABELS remote_sync
                ENV MPISW_REMOTE_SYNC_TIMEOUT=2)
 mpisw_mpi_test(remote_sync_ranges      PROG t_remote_sync ARGS ranges mmap  NP 2   LABELS remote_sync)
+mpisw_mpi_test(remote_sync_alone       PROG t_remote_sync ARGS alone mmap   NP 2   LABELS remote_sync)
 mpisw_multinode_test(mpi_remote_sync_multinode_mmap  PROG t_remote_sync ARGS busy mmap  LABELS remote_sync)
 mpisw_multinode_test(mpi_remote_sync_multinode_pager PROG t_remote_sync ARGS busy pager LABELS remote_sync)
 mpisw_multinode_test(mpi_remote_sync_multinode_ranges PROG t_remote_sync ARGS ranges mmap LABELS remote_sync)

@@ -10,6 +10,8 @@
  *                   reaches no target; bad ranks; a memory window (3 ranks)
  *   ranges BACKEND  rank 0 into the last rank: 12 separate puts (more than the 8 ranges a target keeps)
  *                   and a strided vector: every piece durable after the sync
+ *   alone BACKEND   no agent thread for a one-rank window; one for two ranks,
+ *                   gone at free
  *   dead BACKEND    rank 1 stopped (SIGSTOP): the sync fails naming it within
  *                   MPISW_REMOTE_SYNC_TIMEOUT (set to 2 by the test); pager
  *                   (only the target's agent can write its blocks back); with
@@ -18,6 +20,7 @@
  * Durable means: mmap backend, the range of the target's file has no dirty
  * or under-write-back page (cachestat); pager backend, the file holds the
  * bytes (before the sync they live only in the target's memory). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -310,6 +313,47 @@ static void ranges(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Sync agent threads of this process (named mpisw-sync). */
+static int threads(void) {
+  DIR *d = opendir("/proc/self/task");
+  CHECK(d != NULL, "no /proc/self/task");
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    char path[300], name[64] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+    if (!f) continue;
+    if (fgets(name, sizeof name, f)) n += strncmp(name, "mpisw-sync", 10) == 0;
+    fclose(f);
+  }
+  closedir(d);
+  return n;
+}
+
+/* A window of one rank starts no sync agent (nobody could ask it); one of
+ * two ranks does, and it goes with the window. */
+static void alone(void) {
+  MPI_Comm self;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, tl_rank, 0, &self));
+  void *base;
+  MPI_Win win;
+  int before = threads();
+  CHECK(before == 0, "%d sync agents before any storage window", before);
+  tl_walloc_(__FILE__, __LINE__, WIN, self, &base, &win, tl_path("a%%r-%d", tl_rank),
+             "storage_sync_scope=remote", NULL);
+  CHECK(threads() == before, "%d threads with a one-rank window, %d before", threads(), before);
+  CHECK_MPI(MPIX_Win_sync_target(win, 0)); /* itself: a local sync */
+  CHECK_MPI(MPI_Win_free(&win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  win = make("storage_sync_scope=remote", NULL, &base);
+  CHECK(threads() == before + 1, "%d threads with a two-rank window, %d before", threads(),
+        before);
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK(threads() == before, "%d threads after the free, %d before", threads(), before);
+  MPI_Comm_free(&self);
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -319,6 +363,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "target")) target();
   else if (!strcmp(mode, "dead")) dead();
   else if (!strcmp(mode, "ranges")) ranges();
+  else if (!strcmp(mode, "alone")) alone();
   else tl_fail(__FILE__, __LINE__, "unknown mode '%s'", mode);
   return tl_finish();
 }
