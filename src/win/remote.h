@@ -15,8 +15,8 @@
 #include "win/internal.h"
 
 /* ---- remote_track.c ---- */
-/* Storage windows with an address book alive in this process: the RMA
- * calls look a window up only when > 0. */
+/* Storage windows with storage_sync_scope=remote alive in this process:
+ * the RMA calls look a window up only when > 0. */
 extern int mpisw_remote_windows;
 
 struct mpisw_range {

@@ -62,14 +62,14 @@ void mpisw_remote_window_made(struct mpisw_win *w, MPI_Comm comm, MPI_Aint disp_
   r->me = me;
   pthread_mutex_init(&r->mu, NULL);
   w->remote = r;
-  __atomic_add_fetch(&mpisw_remote_windows, 1, __ATOMIC_RELAXED);
+  if (w->p.h.sync_remote) __atomic_add_fetch(&mpisw_remote_windows, 1, __ATOMIC_RELAXED);
 }
 
 void mpisw_remote_window_gone(struct mpisw_win *w) {
   struct mpisw_remote *r = w->remote;
   if (!r) return;
   mpisw_agent_remove(w);
-  __atomic_sub_fetch(&mpisw_remote_windows, 1, __ATOMIC_RELAXED);
+  if (w->p.h.sync_remote) __atomic_sub_fetch(&mpisw_remote_windows, 1, __ATOMIC_RELAXED);
   w->remote = NULL;
   mpisw_direct_drop(r);
   pthread_mutex_destroy(&r->mu);

@@ -1,6 +1,8 @@
-/* Which bytes this rank wrote into each target of a storage window since
- * it last synced them: the RMA calls note every put and accumulate here,
- * the remote sync (remote_sync.c) takes the ranges of the targets it asks.
+/* Which bytes this rank wrote into each target of a storage window with
+ * storage_sync_scope=remote since it last synced them: the RMA calls note
+ * every put and accumulate here, the remote sync (remote_sync.c) takes the
+ * ranges of the targets it asks. Other windows note nothing:
+ * MPIX_Win_sync_target then syncs the target's whole storage part.
  * Coarse on purpose: a few merged ranges per target, then one range
  * covering them; syncing a clean page costs the target next to nothing. */
 #include <string.h>
@@ -68,7 +70,7 @@ static int span(MPI_Count count, MPI_Datatype dt, int64_t *first, uint64_t *len)
 void mpisw_remote_note(MPI_Win win, int target, MPI_Aint disp, MPI_Count count,
                        MPI_Datatype dt) {
   struct mpisw_win *w = mpisw_win_lookup(win);
-  struct mpisw_remote *r = w ? w->remote : NULL;
+  struct mpisw_remote *r = w && w->p.h.sync_remote ? w->remote : NULL;
   if (!r || target < 0 || target >= r->nranks || target == r->me) return;
   int64_t first;
   uint64_t len;
