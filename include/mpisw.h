@@ -230,6 +230,31 @@ MPISW_EXPORT int MPIX_Memhandle_release(void *memhandle, MPI_Win win);
 MPISW_EXPORT int MPIX_Win_op_intrinsic(MPI_Win win, const char *ops, int max_count,
                                        MPI_Datatype datatype, int *flag);
 
+/** \brief Makes durable, at the target, what this rank wrote into
+ * rank's storage of win since it last synced that target.
+ *
+ * Local: rank calls nothing (it may be computing); its library's sync
+ * agent thread writes the bytes back (docs/DURABILITY.md, "Remote sync").
+ * This rank's RMA to rank is completed first: flushed when win is in a
+ * passive target epoch; outside one, the epoch must already be closed
+ * (fence, MPI_Win_complete, unlock). On a window made by MPI_Win_allocate
+ * or MPI_Win_allocate_shared with storage, any storage_sync_scope; on a
+ * window in memory only the RMA completion (nothing is on storage); rank
+ * equal to the caller's: a local MPI_Win_sync of the storage.
+ *
+ * \param win   the window (a duplicate: its parent)
+ * \param rank  the target's rank in win's group
+ * \return MPI_SUCCESS; MPI_ERR_RANK when rank is not in the group;
+ *         MPISW_ERR_USAGE for MPI_WIN_NULL and for windows made with
+ *         MPI_Win_create or MPI_Win_create_dynamic over storage memory;
+ *         MPISW_ERR_IO naming the rank (pid, host) when its sync agent
+ *         cannot be reached or does not answer within
+ *         MPISW_REMOTE_SYNC_TIMEOUT seconds; the target's own error class
+ *         (MPISW_ERR_IO, MPISW_ERR_NOSPACE, ...) when its write-back fails;
+ *         the MPI's class when the flush fails.
+ */
+MPISW_EXPORT int MPIX_Win_sync_target(MPI_Win win, int rank);
+
 /** \brief MPI_Rput whose request completes only when the put is complete
  * at the target.
  *

@@ -69,6 +69,11 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
                                 "another node lasts before it fails naming that rank (a "
                                 "holder on this node is watched: its death fails the wait at "
                                 "once); 0: no limit"},
+    [MPISW_CFG_REMOTE_SYNC_TIMEOUT] = {"MPISW_REMOTE_SYNC_TIMEOUT", MPISW_CFG_INT, "60", 60, 1,
+                                       86400, 0, NULL,
+                                       "seconds a remote sync waits for a target's sync agent "
+                                       "(its write-back included) before it fails naming that "
+                                       "rank"},
     [MPISW_CFG_CKPT_LOCAL] = {"MPISW_CKPT_LOCAL", MPISW_CFG_PATH, "/tmp/mpisw-ckpt/%h", 0, 0, 0,
                               0, NULL,
                               "node-local directory of checkpoints (the LOCAL level; %h host "

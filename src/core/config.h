@@ -30,6 +30,7 @@ enum mpisw_cfg_id {
   MPISW_CFG_POOL_HINTS,
   MPISW_CFG_MEM_PATHS,
   MPISW_CFG_POOL_TIMEOUT,
+  MPISW_CFG_REMOTE_SYNC_TIMEOUT, /* remote sync (docs/DURABILITY.md) */
   /* checkpoints (docs/CHECKPOINTS.md); info keys ckpt_* of mpisw_ckpt_create win */
   MPISW_CFG_CKPT_LOCAL,
   MPISW_CFG_CKPT_PFS,

@@ -26,6 +26,9 @@
  * library's errno ---- */
 int mpisw_do_remove_path(const char *path, int real_ok);
 
+/* ---- window.c: MPIX_Win_sync_target (mpisw.h), for a duplicate its parent ---- */
+int mpisw_do_Win_sync_target(MPI_Win win, int rank);
+
 /* ---- modules.c: every module's hook for one milestone, in the modules'
  * order (nothing while MPISW_DISABLE=1) ---- */
 void mpisw_modules_before_init(void);

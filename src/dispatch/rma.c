@@ -9,6 +9,7 @@
 #include "rmax/api.h"
 #include "rmax/rmax.h"
 #include "win/internal.h"
+#include "win/remote.h"
 
 /* The translated target, or an MPI error already raised on the window. */
 #define ROUTE(routine, large)                                              \
@@ -40,10 +41,17 @@ static inline void put_hint(MPI_Win win, int tr, MPI_Aint td, MPI_Count tc, MPI_
   if (mpisw_pager_windows && !mpisw_disabled) mpisw_pager_put_hint(win, tr, td, tc, tdt);
 }
 
+/* Bytes written into another rank's storage, for its remote sync
+ * (src/win/remote_track.c); one load while no storage window lives. */
+static inline void note(MPI_Win win, int tr, MPI_Aint td, MPI_Count tc, MPI_Datatype tdt) {
+  if (mpisw_remote_windows && !mpisw_disabled) mpisw_remote_note(win, tr, td, tc, tdt);
+}
+
 int mpisw_do_Put(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                  MPI_Count tc, MPI_Datatype tdt, MPI_Win win, int large) {
   ROUTE("MPI_Put", large);
   put_hint(win, tr, td, tc, tdt);
+  note(win, tr, td, tc, tdt);
   return mpisw_mpi_Put(oa, oc, odt, tr, td, tc, tdt, win, large);
 }
 
@@ -51,6 +59,7 @@ int mpisw_do_Rput(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Ai
                   MPI_Count tc, MPI_Datatype tdt, MPI_Win win, MPI_Request *req, int large) {
   ROUTE("MPI_Rput", large);
   put_hint(win, tr, td, tc, tdt);
+  note(win, tr, td, tc, tdt);
   return mpisw_mpi_Rput(oa, oc, odt, tr, td, tc, tdt, win, req, large);
 }
 
@@ -70,6 +79,7 @@ int mpisw_do_Accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, 
                         MPI_Count tc, MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
   ATOMIC_OR_ROUTE("MPI_Accumulate", large, mpisw_rmax_atomic_accumulate,
                   oa, oc, odt, tr, td, tc, tdt, o);
+  note(win, tr, td, tc, tdt);
   return mpisw_mpi_Accumulate(oa, oc, odt, tr, td, tc, tdt, o, win, large);
 }
 
@@ -78,6 +88,7 @@ int mpisw_do_Raccumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr,
                          MPI_Request *req, int large) {
   ATOMIC_OR_ROUTE("MPI_Raccumulate", large, mpisw_rmax_atomic_raccumulate,
                   oa, oc, odt, tr, td, tc, tdt, o, req);
+  note(win, tr, td, tc, tdt);
   return mpisw_mpi_Raccumulate(oa, oc, odt, tr, td, tc, tdt, o, win, req, large);
 }
 
@@ -86,6 +97,7 @@ int mpisw_do_Get_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, void
                             MPI_Datatype tdt, MPI_Op o, MPI_Win win, int large) {
   ATOMIC_OR_ROUTE("MPI_Get_accumulate", large, mpisw_rmax_atomic_get_accumulate,
                   oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o);
+  note(win, tr, td, tc, tdt);
   return mpisw_mpi_Get_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, large);
 }
 
@@ -95,6 +107,7 @@ int mpisw_do_Rget_accumulate(const void *oa, MPI_Count oc, MPI_Datatype odt, voi
                              int large) {
   ATOMIC_OR_ROUTE("MPI_Rget_accumulate", large, mpisw_rmax_atomic_rget_accumulate,
                   oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, req);
+  note(win, tr, td, tc, tdt);
   return mpisw_mpi_Rget_accumulate(oa, oc, odt, ra, rc, rdt, tr, td, tc, tdt, o, win, req,
                                    large);
 }
@@ -103,6 +116,7 @@ int mpisw_do_Fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int tr, MPI
                           MPI_Op o, MPI_Win win) {
   ATOMIC_OR_ROUTE("MPI_Fetch_and_op", 0, mpisw_rmax_atomic_fetch_and_op,
                   oa, ra, dt, tr, td, o);
+  note(win, tr, td, 1, dt);
   return mpisw_next.Fetch_and_op(oa, ra, dt, tr, td, o, win);
 }
 
@@ -110,5 +124,6 @@ int mpisw_do_Compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Data
                               MPI_Aint td, MPI_Win win) {
   ATOMIC_OR_ROUTE("MPI_Compare_and_swap", 0, mpisw_rmax_atomic_compare_and_swap,
                   oa, ca, ra, dt, tr, td);
+  note(win, tr, td, 1, dt);
   return mpisw_next.Compare_and_swap(oa, ca, ra, dt, tr, td, win);
 }

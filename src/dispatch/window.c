@@ -6,6 +6,7 @@
 #include "rmax/api.h"
 #include "win/info_keys.h"
 #include "win/internal.h"
+#include "win/remote.h"
 
 int mpisw_do_Win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                           void *baseptr, MPI_Win *win, int large) {
@@ -93,6 +94,10 @@ int mpisw_do_Win_detach(MPI_Win win, const void *base) {
 int mpisw_do_Win_sync(MPI_Win win) {
   if (mpisw_disabled) return mpisw_next.Win_sync(win);
   return mpisw_win_sync(mpisw_rmax_sync_win(win));
+}
+
+int mpisw_do_Win_sync_target(MPI_Win win, int rank) {
+  return mpisw_remote_sync_target(mpisw_rmax_sync_win(win), rank);
 }
 
 /* A duplicate or memory-handle window is released by the RMA extensions;

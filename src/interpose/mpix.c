@@ -41,6 +41,11 @@ MPISW_EXPORT int MPIX_Win_op_intrinsic(MPI_Win win, const char *ops, int max_cou
   return mpisw_rmax_op_intrinsic(win, ops, max_count, datatype, flag);
 }
 
+MPISW_EXPORT int MPIX_Win_sync_target(MPI_Win win, int rank) {
+  if (mpisw_disabled) return off("MPIX_Win_sync_target");
+  return mpisw_do_Win_sync_target(win, rank);
+}
+
 MPISW_EXPORT int MPIX_Rrput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
                             MPI_Datatype tdt, MPI_Win win, MPI_Request *req) {
   int rc = mpisw_do_Put(oa, oc, odt, tr, td, tc, tdt, win, 0);

@@ -6,6 +6,7 @@
 #include "core/claim.h"
 #include "win/info_keys.h"
 #include "win/internal.h"
+#include "win/remote.h"
 
 int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                        MPI_Comm comm, void *baseptr, MPI_Win *win, int large) {
@@ -54,6 +55,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
   w->rank = rank;
   w->disp_unit = disp_unit;
   mpisw_win_register(w, *win);
+  mpisw_remote_window_made(w, comm, disp_unit);
   mpisw_place_count(&w->p, 0);
   *(void **)baseptr = base;
   return MPI_SUCCESS;

@@ -111,6 +111,7 @@ struct mpisw_win {
   /* USER: storage allocations this window exposes */
   struct mpisw_alloc **allocs;
   int nallocs, cap;
+  struct mpisw_remote *remote;   /* remote sync's address book (win/remote.h), or NULL */
   struct mpisw_win *next;
 };
 

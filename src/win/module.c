@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "win/internal.h"
+#include "win/remote.h"
 
 static void created(MPI_Win win, MPI_Info info, int flavor, void *base, MPI_Aint size) {
   if (flavor == MPI_WIN_FLAVOR_CREATE) mpisw_win_created(win, base, size);
@@ -17,7 +18,10 @@ static void sync_one(struct mpisw_place *p, void *arg) {
   (void)arg;
 }
 
-static void before_finalize(void) { mpisw_each_place(sync_one, NULL); }
+static void before_finalize(void) {
+  mpisw_each_place(sync_one, NULL);
+  mpisw_agent_stop(); /* remote sync's agent thread (remote_agent.c) */
+}
 
 const struct mpisw_module mpisw_win_module = {
     .name = "win",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "win/internal.h"
+#include "win/remote.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static struct mpisw_win *windows;
@@ -41,6 +42,7 @@ struct mpisw_win *mpisw_win_lookup(MPI_Win win) {
 }
 
 void mpisw_win_unregister(struct mpisw_win *w) {
+  mpisw_remote_window_gone(w); /* before its placement goes: the agent may be syncing it */
   pthread_mutex_lock(&mpisw_lock);
   for (struct mpisw_win **pp = &windows; *pp; pp = &(*pp)->next)
     if (*pp == w) {

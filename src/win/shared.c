@@ -14,6 +14,7 @@
 #include "core/unique.h"
 #include "win/info_keys.h"
 #include "win/internal.h"
+#include "win/remote.h"
 
 /* What rank 0 tells the others once it has made the node's file. */
 struct leader_msg {
@@ -253,6 +254,7 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
     return rc;
   }
   mpisw_win_register(w, *win);
+  mpisw_remote_window_made(w, comm, disp_unit);
   pthread_mutex_lock(&mpisw_lock);
   mpisw_stats.windows_shared++;
   if (rank == 0) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "win/internal.h"
+#include "win/remote.h"
 
 int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
   int rc = 0;
@@ -53,6 +54,7 @@ int mpisw_win_sync(MPI_Win win) {
   int rc = mpi_part_of_sync(win);
   if (rc != MPI_SUCCESS) return rc;
   struct mpisw_error e;
+  if (w->remote && w->p.h.sync_remote) return mpisw_remote_win_sync(win, w); /* + targets' */
   if (mpisw_win_sync_storage(w, &e))
     return mpisw_raise_win(win, mpisw_error_code("MPI_Win_sync", &e));
   return MPI_SUCCESS;
