@@ -20,6 +20,7 @@
 #include "core/path.h"
 #include "mpisw.h"
 #include "win/internal.h"
+#include "win/remote.h"
 
 #define P_MAGIC "MPISWPT1"
 #define P_HDR 4096u
@@ -307,22 +308,19 @@ int mpisw_partner_store(struct mpisw_redund *r, int version, const char *path,
       failed = mpisw_fail(e, MPISW_K_IO, "MPI_Win_unlock of partner rank %d failed",
                           r->partner) != 0;
   }
-  /* ==== REMOTE SYNC SWITCH (lead, at merge of h16-remote): until
-   * MPIX_Win_sync_target lands, the copies are made durable by each
-   * partner's own sync inside this collective: after the barrier every put
-   * is complete at its target (unlocked), and each rank syncs the window
-   * that holds its clients' copies. To switch (win/remote.h of h16-remote):
-   *   1. make_window: PMPI_Info_set(info, "storage_sync_scope", "remote");
-   *   2. rma(): after a successful put, mpisw_remote_note(r->pwin,
-   *      r->partner, (MPI_Aint)(off + done), n, MPI_BYTE) (our puts go to
-   *      mpisw_next.Put, past the RMA layer that notes the user's);
-   *   3. here: replace the barrier and the sync below with
-   *      failed = failed || mpisw_remote_sync_target(r->pwin, r->partner)
-   *      != MPI_SUCCESS (the client makes its own copy durable at the
-   *      partner, which need not call anything), keeping the agreement. ==== */
-  PMPI_Barrier(r->comm);
-  if (!failed) failed = mpisw_win_sync_storage(mpisw_win_lookup(r->pwin), e) != 0;
-  /* ==== end of REMOTE SYNC SWITCH ==== */
+  /* The copy is made durable at the partner by this rank alone (remote
+   * sync, docs/DURABILITY.md): the partner need not call anything, so the
+   * decoupled form could use it too. No writes are noted on this window
+   * (our puts bypass the RMA layer), so the partner's whole storage part is
+   * synced: msync writes only its dirty pages. */
+  int rc = failed ? MPI_SUCCESS : mpisw_remote_sync_target(r->pwin, r->partner);
+  if (rc != MPI_SUCCESS) {
+    char why[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    PMPI_Error_string(rc, why, &len);
+    failed = mpisw_fail(e, MPISW_K_IO, "the copy at partner rank %d is not durable: %s",
+                        r->partner, why) != 0;
+  }
   return mpisw_agree(r->comm, failed, e, NULL);
 }
 
