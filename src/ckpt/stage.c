@@ -19,6 +19,8 @@ struct job {
   mpisw_stage_ticket ticket;
   char *src, *dst;
   int state, reported;
+  uint64_t bytes; /* when done */
+  double seconds;
   struct mpisw_error err;
   struct job *next;
 };
@@ -83,6 +85,7 @@ static void *drain(void *arg) {
       stats.failed++;
     } else {
       j->state = MPISW_STAGE_DONE;
+      j->bytes = bytes, j->seconds = secs;
       stats.done++;
       stats.bytes += bytes;
       stats.seconds += secs;
@@ -178,6 +181,19 @@ int mpisw_stage_wait(mpisw_stage_ticket ticket, struct mpisw_error *e) {
   }
   pthread_mutex_unlock(&mu);
   return rc;
+}
+
+int mpisw_stage_info(mpisw_stage_ticket ticket, uint64_t *bytes, double *seconds,
+                     struct mpisw_error *e) {
+  pthread_mutex_lock(&mu);
+  struct job *j = ticket ? find(ticket) : NULL;
+  int ok = j && j->state == MPISW_STAGE_DONE;
+  if (ok) *bytes = j->bytes, *seconds = j->seconds;
+  pthread_mutex_unlock(&mu);
+  if (!ok)
+    return mpisw_fail(e, MPISW_K_USAGE, "stage: copy %llu is not done or no longer remembered",
+                      (unsigned long long)ticket);
+  return 0;
 }
 
 /* mu held: waits for an empty queue, reports unreported failures once. */

@@ -49,6 +49,12 @@ int mpisw_stage_wait(mpisw_stage_ticket ticket, struct mpisw_error *e);
  * that failed since the last mpisw_stage_wait_all (reported once). */
 int mpisw_stage_wait_all(struct mpisw_error *e);
 
+/* Bytes and time (open to directory fsync) of a copy that is done. -1
+ * (MPISW_K_USAGE) when it is not done, failed, or was done so long ago
+ * (over 1024 copies since) that it is forgotten. */
+int mpisw_stage_info(mpisw_stage_ticket ticket, uint64_t *bytes, double *seconds,
+                     struct mpisw_error *e);
+
 struct mpisw_stage_stats {
   uint64_t submitted, done, failed; /* copies since the process started */
   uint64_t pending;                 /* queued or running now */

@@ -119,6 +119,9 @@ static void queue(void) {
   CHECK(s1.last_ticket == t[N - 1]);
   CHECK(s1.last_bytes == (uint64_t)N * 300000 + 11);
   CHECK(s1.seconds > 0 && s1.last_seconds > 0);
+  uint64_t b = 0;
+  double secs = 0;
+  CHECK(mpisw_stage_info(t[5], &b, &secs, &e) == 0 && b == 6 * 300000 + 11 && secs > 0);
   CHECK(mpisw_stage_done(0, &st, &e) == -1 && e.kind == MPISW_K_USAGE);
   CHECK(mpisw_stage_done(t[N - 1] + 1000, &st, &e) == -1 && e.kind == MPISW_K_USAGE);
   CHECK(mpisw_stage_wait(t[N - 1] + 1000, &e) == -1 && e.kind == MPISW_K_USAGE);
@@ -144,6 +147,9 @@ static void errors(void) {
   CHECK(same_file(gdst, 5000, 7));
   int st;
   CHECK(mpisw_stage_done(bad, &st, &e) == 0 && st == MPISW_STAGE_FAILED);
+  uint64_t b;
+  double secs;
+  CHECK(mpisw_stage_info(bad, &b, &secs, &e) == -1 && e.kind == MPISW_K_USAGE);
   e.kind = -1;
   CHECK(mpisw_stage_wait_all(&e) == -1 && e.kind == MPISW_K_NOFILE);
   CHECK(mpisw_stage_wait_all(&e) == 0); /* reported once */
