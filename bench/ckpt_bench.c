@@ -20,7 +20,8 @@
  * every byte of its data, then spins): the drain overlaps with it. Prints
  * one JSON record per run: checkpoint times (max over ranks per checkpoint;
  * min / median / max over checkpoints), the drain's aggregate bandwidth
- * (all ranks' bytes of one version / the longest rank's drain time) and
+ * (all ranks' bytes of one version / the time from the first rank's drain
+ * start to the last one's end; ranks on one node) and
  * the loop's wall time. --verify reads the newest version back from --path
  * and checks every byte (exit 1 if one differs); --corrupt flips one byte
  * of rank 0's file first (the check must then fail). */
@@ -71,8 +72,9 @@ static void compute(unsigned char *data, size_t n, int v, double seconds) {
     for (int i = 0; i < 10000; i++) sink += i * 1e-9;
 }
 
-static void write_file(const char *path, const unsigned char *data, size_t n) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+/* trunc 0: rewrite in place (a LOCAL slot keeps its pages and blocks). */
+static void write_file(const char *path, const unsigned char *data, size_t n, int trunc) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (trunc ? O_TRUNC : 0), 0600);
   if (fd < 0) bench_die("open %s: %s", path, strerror(errno));
   for (size_t off = 0; off < n;) {
     ssize_t w = write(fd, data + off, n - off);
@@ -102,6 +104,17 @@ static int same_as(const char *path, const unsigned char *data, size_t n) {
   return ok;
 }
 
+/* The 1-minute load average (the machine is shared: the README says so). */
+static double load1(void) {
+  double l = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &l) != 1) l = -1;
+    fclose(f);
+  }
+  return l;
+}
+
 static int cmp_d(const void *a, const void *b) { return bench_cmp_double(a, b); }
 
 static void print_record(const struct opts *o, const double *ckpt, const double *drain_bw,
@@ -119,8 +132,9 @@ static void print_record(const struct opts *o, const double *ckpt, const double 
   if (ndrain)
     printf(",\"drain_GBps\":%.6f,\"drain_min_GBps\":%.6f,\"drain_max_GBps\":%.6f,\"drains\":%d",
            d[ndrain / 2] / 1e9, d[0] / 1e9, d[ndrain - 1] / 1e9, ndrain);
-  printf(",\"slot_wait_s\":%.6f,\"total_s\":%.6f,\"app_GBps\":%.6f}\n", waited, total,
-         (double)o->size * nranks / c[o->iters / 2] / 1e9);
+  printf(",\"slot_wait_s\":%.6f,\"total_s\":%.6f,\"app_GBps\":%.6f,\"load1\":%.2f,"
+         "\"cores\":%ld}\n", waited, total, (double)o->size * nranks / c[o->iters / 2] / 1e9,
+         load1(), sysconf(_SC_NPROCESSORS_ONLN));
   fflush(stdout);
 }
 
@@ -232,14 +246,14 @@ int main(int argc, char **argv) {
     char dst[1200];
     snprintf(dst, sizeof dst, "%s/r%d.v%d", pfs, rank, it);
     if (direct) {
-      write_file(dst, data, o.size);
+      write_file(dst, data, o.size, 1);
     } else if (engine) {
       /* slot it % 2 held version it - 2: its drain must be done first */
       struct mpisw_error e;
       double w0 = bench_now();
       if (it >= 2 && mpisw_stage_wait(ticket[it - 2], &e)) stage_die("drain", &e);
       waited_total += bench_now() - w0;
-      write_file(slot_path[it % 2], data, o.size);
+      write_file(slot_path[it % 2], data, o.size, 0);
       if (mpisw_stage_submit(slot_path[it % 2], dst, &ticket[it], &e)) stage_die("submit", &e);
     }
 #ifdef MPISW_BENCH_HAVE_CKPT
@@ -271,12 +285,16 @@ int main(int argc, char **argv) {
   if (engine) {
     struct mpisw_error e;
     if (mpisw_stage_wait_all(&e)) stage_die("drain", &e);
+    /* A version's drain on all ranks: from the first start to the last end
+     * (CLOCK_MONOTONIC: the ranks of one node share it). */
     for (int it = 0; it < o.iters; it++) {
-      uint64_t b = 0;
-      double d = -1, worst;
-      if (mpisw_stage_info(ticket[it], &b, &d, &e)) d = -1;
-      MPI_Allreduce(&d, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      if (worst > 0) drain_bw[ndrain++] = (double)o.size * nranks / worst;
+      struct mpisw_stage_copyinfo ci;
+      double t[3] = {0, 0, 1}, w[3]; /* -start, end, "unknown here" */
+      if (mpisw_stage_info(ticket[it], &ci, &e) == 0)
+        t[0] = -ci.started, t[1] = ci.started + ci.seconds, t[2] = 0;
+      MPI_Allreduce(t, w, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      double span = w[1] + w[0];
+      if (w[2] == 0 && span > 0) drain_bw[ndrain++] = (double)o.size * nranks / span;
     }
   }
 #ifdef MPISW_BENCH_HAVE_CKPT

@@ -19,8 +19,7 @@ struct job {
   mpisw_stage_ticket ticket;
   char *src, *dst;
   int state, reported;
-  uint64_t bytes; /* when done */
-  double seconds;
+  struct mpisw_stage_copyinfo ci; /* when done */
   struct mpisw_error err;
   struct job *next;
 };
@@ -73,10 +72,9 @@ static void *drain(void *arg) {
     }
     j->state = MPISW_STAGE_RUNNING;
     pthread_mutex_unlock(&mu);
-    uint64_t bytes = 0;
-    double secs = 0;
+    struct mpisw_stage_copyinfo ci = {0, 0, 0};
     struct mpisw_error err;
-    int rc = mpisw_stage_copy(j->src, j->dst, &bytes, &secs, &err);
+    int rc = mpisw_stage_copy(j->src, j->dst, &ci, &err);
     pthread_mutex_lock(&mu);
     stats.pending--;
     if (rc) {
@@ -85,13 +83,13 @@ static void *drain(void *arg) {
       stats.failed++;
     } else {
       j->state = MPISW_STAGE_DONE;
-      j->bytes = bytes, j->seconds = secs;
+      j->ci = ci;
       stats.done++;
-      stats.bytes += bytes;
-      stats.seconds += secs;
+      stats.bytes += ci.bytes;
+      stats.seconds += ci.seconds;
       stats.last_ticket = j->ticket;
-      stats.last_bytes = bytes;
-      stats.last_seconds = secs;
+      stats.last_bytes = ci.bytes;
+      stats.last_seconds = ci.seconds;
       kept_done++;
       forget_old();
     }
@@ -183,12 +181,12 @@ int mpisw_stage_wait(mpisw_stage_ticket ticket, struct mpisw_error *e) {
   return rc;
 }
 
-int mpisw_stage_info(mpisw_stage_ticket ticket, uint64_t *bytes, double *seconds,
+int mpisw_stage_info(mpisw_stage_ticket ticket, struct mpisw_stage_copyinfo *ci,
                      struct mpisw_error *e) {
   pthread_mutex_lock(&mu);
   struct job *j = ticket ? find(ticket) : NULL;
   int ok = j && j->state == MPISW_STAGE_DONE;
-  if (ok) *bytes = j->bytes, *seconds = j->seconds;
+  if (ok) *ci = j->ci;
   pthread_mutex_unlock(&mu);
   if (!ok)
     return mpisw_fail(e, MPISW_K_USAGE, "stage: copy %llu is not done or no longer remembered",

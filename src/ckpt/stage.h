@@ -49,10 +49,17 @@ int mpisw_stage_wait(mpisw_stage_ticket ticket, struct mpisw_error *e);
  * that failed since the last mpisw_stage_wait_all (reported once). */
 int mpisw_stage_wait_all(struct mpisw_error *e);
 
-/* Bytes and time (open to directory fsync) of a copy that is done. -1
- * (MPISW_K_USAGE) when it is not done, failed, or was done so long ago
- * (over 1024 copies since) that it is forgotten. */
-int mpisw_stage_info(mpisw_stage_ticket ticket, uint64_t *bytes, double *seconds,
+/* What a copy that is done took. */
+struct mpisw_stage_copyinfo {
+  uint64_t bytes;
+  double started; /* CLOCK_MONOTONIC seconds when the copy began */
+  double seconds; /* open of dst.part to the directory's fsync */
+};
+
+/* The copy of a ticket that is done. -1 (MPISW_K_USAGE) when it is not
+ * done, failed, or was done so long ago (over 1024 copies since) that it is
+ * forgotten. */
+int mpisw_stage_info(mpisw_stage_ticket ticket, struct mpisw_stage_copyinfo *ci,
                      struct mpisw_error *e);
 
 struct mpisw_stage_stats {
@@ -67,8 +74,8 @@ struct mpisw_stage_stats {
 void mpisw_stage_stats(struct mpisw_stage_stats *s);
 
 /* The same copy, done by the caller now (stage-in at restart; PFS level
- * with staging off). 0, or -1 with the error; bytes and seconds may be NULL. */
-int mpisw_stage_copy(const char *src, const char *dst, uint64_t *bytes, double *seconds,
+ * with staging off). 0, or -1 with the error; ci (may be NULL) filled. */
+int mpisw_stage_copy(const char *src, const char *dst, struct mpisw_stage_copyinfo *ci,
                      struct mpisw_error *e);
 
 /* Request size (a multiple of 4 KiB, >= 64 KiB) and requests in flight

@@ -179,7 +179,7 @@ static int copy_buffered(struct copy *c, struct mpisw_error *e) {
   return 0;
 }
 
-int mpisw_stage_copy(const char *src, const char *dst, uint64_t *bytes, double *seconds,
+int mpisw_stage_copy(const char *src, const char *dst, struct mpisw_stage_copyinfo *ci,
                      struct mpisw_error *e) {
   double t0 = now();
   char part[4096], dir[4096];
@@ -252,8 +252,7 @@ int mpisw_stage_copy(const char *src, const char *dst, uint64_t *bytes, double *
     goto out; /* dst is complete; only its name may not survive a crash */
   }
   close(dfd);
-  if (bytes) *bytes = c.size;
-  if (seconds) *seconds = now() - t0;
+  if (ci) *ci = (struct mpisw_stage_copyinfo){c.size, t0, now() - t0};
   rc = 0;
   goto out;
 undo:

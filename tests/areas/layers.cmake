@@ -8,7 +8,8 @@
 #   rmax/     RMA extensions: win/ and below
 #   kvcache/  the key-value store (public mpisw_kv_*): win/ and below
 #   pool/     the pool of pooled files: win/ and below
-#   dispatch/ what each interposed call does: rmax/, win/ and below
+#   ckpt/     checkpoints (staging's drain thread, its module): win/ and below
+#   dispatch/ what each interposed call does: ckpt/, pfile/, rmax/, win/ and below
 #   interpose/ the entry points: dispatch/, rmax/ and below
 set(_graph ${MPISW_SH} ${MPISW_TOOLS}/include_graph.sh ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME layers_core_includes    COMMAND ${_graph} core)
@@ -20,7 +21,7 @@ add_test(NAME layers_rmax_includes    COMMAND ${_graph} rmax win pmpi process pa
 add_test(NAME layers_kvcache_includes COMMAND ${_graph} kvcache win pmpi process pager core mpi)
 add_test(NAME layers_pool_includes    COMMAND ${_graph} pool win pmpi process pager core mpi)
 add_test(NAME layers_dispatch_includes
-         COMMAND ${_graph} dispatch pfile pool rmax win pmpi process pager core mpi)
+         COMMAND ${_graph} dispatch ckpt pfile pool rmax win pmpi process pager core mpi)
 add_test(NAME layers_interpose_includes
          COMMAND ${_graph} interpose dispatch pfile pool rmax win pmpi process pager core mpi)
 # The library never calls its own MPI_X / PMPI_X from inside (a PMPI tool
@@ -37,3 +38,6 @@ set_tests_properties(layers_pager_includes PROPERTIES LABELS "pager;layers")
 add_test(NAME layers_pfile_includes
          COMMAND ${_graph} pfile pool win pmpi process pager core mpi)
 set_tests_properties(layers_pfile_includes PROPERTIES TIMEOUT 30 LABELS layers)
+# Checkpoints: ckpt/ builds on the windows and below; dispatch/ lists its modules.
+add_test(NAME layers_ckpt_includes COMMAND ${_graph} ckpt win pmpi process pager core mpi)
+set_tests_properties(layers_ckpt_includes PROPERTIES TIMEOUT 30 LABELS layers)

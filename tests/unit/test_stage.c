@@ -64,11 +64,11 @@ static void sizes(const char *dstdir) {
     snprintf(dst, sizeof dst, "%s/sz/img%u", dstdir, i);
     snprintf(part, sizeof part, "%s.part", dst);
     CHECK(write_file(src, n[i], i + 1) == 0);
-    uint64_t bytes = 99;
-    int rc = mpisw_stage_copy(src, dst, &bytes, NULL, &e);
+    struct mpisw_stage_copyinfo ci = {99, 0, 0};
+    int rc = mpisw_stage_copy(src, dst, &ci, &e);
     if (rc) fprintf(stderr, "copy %llu bytes: %s\n", (unsigned long long)n[i], e.msg);
     CHECK(rc == 0);
-    CHECK(bytes == n[i]);
+    CHECK(ci.bytes == n[i] && ci.started > 0 && ci.seconds > 0);
     CHECK(same_file(dst, n[i], i + 1));
     CHECK(!exists(part));
     struct stat st;
@@ -119,9 +119,9 @@ static void queue(void) {
   CHECK(s1.last_ticket == t[N - 1]);
   CHECK(s1.last_bytes == (uint64_t)N * 300000 + 11);
   CHECK(s1.seconds > 0 && s1.last_seconds > 0);
-  uint64_t b = 0;
-  double secs = 0;
-  CHECK(mpisw_stage_info(t[5], &b, &secs, &e) == 0 && b == 6 * 300000 + 11 && secs > 0);
+  struct mpisw_stage_copyinfo c5 = {0, 0, 0}, c6 = {0, 0, 0};
+  CHECK(mpisw_stage_info(t[5], &c5, &e) == 0 && c5.bytes == 6 * 300000 + 11 && c5.seconds > 0);
+  CHECK(mpisw_stage_info(t[6], &c6, &e) == 0 && c6.started >= c5.started + c5.seconds); /* one at a time */
   CHECK(mpisw_stage_done(0, &st, &e) == -1 && e.kind == MPISW_K_USAGE);
   CHECK(mpisw_stage_done(t[N - 1] + 1000, &st, &e) == -1 && e.kind == MPISW_K_USAGE);
   CHECK(mpisw_stage_wait(t[N - 1] + 1000, &e) == -1 && e.kind == MPISW_K_USAGE);
@@ -147,9 +147,8 @@ static void errors(void) {
   CHECK(same_file(gdst, 5000, 7));
   int st;
   CHECK(mpisw_stage_done(bad, &st, &e) == 0 && st == MPISW_STAGE_FAILED);
-  uint64_t b;
-  double secs;
-  CHECK(mpisw_stage_info(bad, &b, &secs, &e) == -1 && e.kind == MPISW_K_USAGE);
+  struct mpisw_stage_copyinfo ci;
+  CHECK(mpisw_stage_info(bad, &ci, &e) == -1 && e.kind == MPISW_K_USAGE);
   e.kind = -1;
   CHECK(mpisw_stage_wait_all(&e) == -1 && e.kind == MPISW_K_NOFILE);
   CHECK(mpisw_stage_wait_all(&e) == 0); /* reported once */
@@ -174,7 +173,7 @@ static void nospace(void) {
   lim.rlim_cur = 1 << 20;
   signal(SIGXFSZ, SIG_IGN);
   CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
-  int rc = mpisw_stage_copy(src, dst, NULL, NULL, &e);
+  int rc = mpisw_stage_copy(src, dst, NULL, &e);
   setrlimit(RLIMIT_FSIZE, &old);
   CHECK(rc == -1 && e.kind == MPISW_K_NOSPACE);
   CHECK(strstr(e.msg, "big.part") != NULL);
