@@ -47,8 +47,8 @@
 
 struct opts {
   const char *mode, *path, *local;
-  size_t size;
-  int iters, verify, corrupt;
+  size_t size, request;
+  int iters, verify, corrupt, depth;
   double compute;
 };
 
@@ -56,7 +56,8 @@ static int rank, nranks;
 
 static void usage(void) {
   fprintf(stderr, "usage: ckpt_bench --path PFSDIR [--mode direct|engine|api|api_direct] "
-                  "[--local DIR] [--size BYTES] [--iters N] [--compute SECONDS] [--verify] [--corrupt]\n");
+                  "[--local DIR] [--size BYTES] [--iters N] [--compute SECONDS] [--verify] [--corrupt]\n"
+                  "       [--request BYTES] [--depth N]   (engine: the drain's request size, requests in flight)\n");
   exit(2);
 }
 
@@ -125,9 +126,10 @@ static void print_record(const struct opts *o, const double *ckpt, const double 
   memcpy(d, drain_bw, sizeof(double) * (size_t)ndrain);
   qsort(d, (size_t)ndrain, sizeof(double), cmp_d);
   printf("{\"bench\":\"ckpt\",\"mode\":\"%s\",\"ranks\":%d,\"size\":%zu,\"iters\":%d,"
-         "\"compute_s\":%.3f,\"ckpt_s\":%.6f,\"ckpt_min_s\":%.6f,\"ckpt_max_s\":%.6f,"
+         "\"request\":%zu,\"depth\":%d,\"compute_s\":%.3f,\"ckpt_s\":%.6f,\"ckpt_min_s\":%.6f,\"ckpt_max_s\":%.6f,"
          "\"ckpt_first_s\":%.6f",
-         o->mode, nranks, o->size, o->iters, o->compute, c[o->iters / 2], c[0],
+         o->mode, nranks, o->size, o->iters, o->request ? o->request : (size_t)MPISW_STAGE_REQUEST,
+         o->depth ? o->depth : MPISW_STAGE_DEPTH, o->compute, c[o->iters / 2], c[0],
          c[o->iters - 1], ckpt[0]);
   if (ndrain)
     printf(",\"drain_GBps\":%.6f,\"drain_min_GBps\":%.6f,\"drain_max_GBps\":%.6f,\"drains\":%d",
@@ -147,7 +149,8 @@ int main(int argc, char **argv) {
                    .compute = 3.0};
   static const struct option lo[] = {
       {"mode", 1, 0, 'm'}, {"path", 1, 0, 'p'}, {"local", 1, 0, 'l'}, {"size", 1, 0, 's'},
-      {"iters", 1, 0, 'i'}, {"compute", 1, 0, 'c'}, {"verify", 0, 0, 'v'}, {"corrupt", 0, 0, 'x'}, {0, 0, 0, 0}};
+      {"iters", 1, 0, 'i'}, {"compute", 1, 0, 'c'}, {"verify", 0, 0, 'v'}, {"corrupt", 0, 0, 'x'},
+      {"request", 1, 0, 'r'}, {"depth", 1, 0, 'd'}, {0, 0, 0, 0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
     switch (ch) {
@@ -170,6 +173,13 @@ int main(int argc, char **argv) {
     case 'c': o.compute = atof(optarg); break;
     case 'v': o.verify = 1; break;
     case 'x': o.corrupt = o.verify = 1; break;
+    case 'r':
+      if (bench_parse_bytes(optarg, &o.request)) {
+        fprintf(stderr, "ckpt_bench: --request: '%s' is not a byte count\n", optarg);
+        return 2;
+      }
+      break;
+    case 'd': o.depth = atoi(optarg); break;
     default: usage();
     }
   }
@@ -186,6 +196,13 @@ int main(int argc, char **argv) {
     return 2;
   }
 #endif
+  if (o.request || o.depth) { /* the drain engine's request size and depth (engine mode) */
+    struct mpisw_error e;
+    if (mpisw_stage_tune(o.request, o.depth, &e)) {
+      fprintf(stderr, "ckpt_bench: %s\n", e.msg);
+      return 2;
+    }
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);

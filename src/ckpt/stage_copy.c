@@ -99,10 +99,12 @@ struct copy {
   const char *src, *part;
 };
 
+static int copy_sync(struct copy *c, struct mpisw_error *e);
+
 /* Writes with `depth` requests in flight (O_DIRECT + io_submit). */
 static int copy_aio(struct copy *c, struct mpisw_error *e) {
   aio_context_t ctx = 0;
-  if (io_setup_((unsigned)c->depth, &ctx) != 0) return sys_fail(e, errno, "io_setup for", c->part);
+  if (io_setup_((unsigned)c->depth, &ctx) != 0) return copy_sync(c, e);
   struct iocb cbs[64];
   struct io_event ev[64];
   int free_ids[64], nfree = c->depth, inflight = 0, rc = 0;
@@ -167,15 +169,20 @@ static int copy_aio(struct copy *c, struct mpisw_error *e) {
   return rc;
 }
 
-/* Buffered writes, for file systems without O_DIRECT. */
-static int copy_buffered(struct copy *c, struct mpisw_error *e) {
+/* One request at a time: file systems without O_DIRECT (buffered), or
+ * when Linux AIO is not available (io_setup refused: aio-max-nr reached). */
+static int copy_sync(struct copy *c, struct mpisw_error *e) {
   for (uint64_t off = 0; off < c->size;) {
     uint64_t n = c->size - off < c->request ? c->size - off : c->request;
     int err = read_all(c->sfd, c->bufs, n, off);
     if (err) return sys_fail(e, err, "cannot read", c->src);
-    if ((err = mpisw_pwrite_all(c->dfd, c->bufs, n, off))) return sys_fail(e, err, "cannot write", c->part);
+    uint64_t wn = c->direct ? (n + ALIGN - 1) / ALIGN * ALIGN : n;
+    memset(c->bufs + n, 0, wn - n);
+    if ((err = mpisw_pwrite_all(c->dfd, c->bufs, wn, off))) return sys_fail(e, err, "cannot write", c->part);
     off += n;
   }
+  if (c->direct && c->size % ALIGN && ftruncate(c->dfd, (off_t)c->size) != 0)
+    return sys_fail(e, errno, "cannot set the size of", c->part);
   return 0;
 }
 
@@ -229,7 +236,7 @@ int mpisw_stage_copy(const char *src, const char *dst, struct mpisw_stage_copyin
                (unsigned long long)c.request);
     goto undo;
   }
-  if (c.direct ? copy_aio(&c, e) : copy_buffered(&c, e)) goto undo;
+  if (c.direct && c.depth > 1 ? copy_aio(&c, e) : copy_sync(&c, e)) goto undo;
   if (fdatasync(c.dfd) != 0) {
     sys_fail(e, errno, "cannot make durable", part);
     goto undo;

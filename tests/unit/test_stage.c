@@ -52,16 +52,17 @@ static int same_file(const char *path, uint64_t n, unsigned seed) {
 
 static int exists(const char *p) { return access(p, F_OK) == 0; }
 
-/* Awkward sizes around the 4 KiB alignment and the request size. */
-static void sizes(const char *dstdir) {
+/* Awkward sizes around the 4 KiB alignment and the request size; depth 1
+ * writes one request at a time, more use Linux AIO (with O_DIRECT). */
+static void sizes(const char *dstdir, int depth) {
   const uint64_t req = 64 << 10;
   const uint64_t n[] = {0, 1, 4095, 4096, 4097, req - 1, req, req + 1, 3 * req + 123, 40 * req + 7};
   struct mpisw_error e;
-  CHECK(mpisw_stage_tune(req, 3, &e) == 0);
+  CHECK(mpisw_stage_tune(req, depth, &e) == 0);
   for (unsigned i = 0; i < sizeof n / sizeof n[0]; i++) {
     char src[512], dst[512], part[520];
     snprintf(src, sizeof src, "%s/src%u", base, i);
-    snprintf(dst, sizeof dst, "%s/sz/img%u", dstdir, i);
+    snprintf(dst, sizeof dst, "%s/sz%d/img%u", dstdir, depth, i);
     snprintf(part, sizeof part, "%s.part", dst);
     CHECK(write_file(src, n[i], i + 1) == 0);
     struct mpisw_stage_copyinfo ci = {99, 0, 0};
@@ -207,10 +208,11 @@ static void stop(void) {
 int main(void) {
   snprintf(base, sizeof base, "/tmp/mpisw-test-stage-%d", (int)getpid());
   if (mkdir(base, 0700) != 0) return perror(base), 1;
-  sizes(base); /* /tmp: O_DIRECT where the file system takes it */
+  sizes(base, 3); /* /tmp: O_DIRECT where the file system takes it */
+  sizes(base, 1);
   char shm[256];
   snprintf(shm, sizeof shm, "/dev/shm/mpisw-test-stage-%d", (int)getpid());
-  if (mkdir(shm, 0700) == 0) sizes(shm); /* tmpfs: buffered writes */
+  if (mkdir(shm, 0700) == 0) sizes(shm, 3); /* tmpfs: buffered writes */
   queue();
   errors();
   nospace();
