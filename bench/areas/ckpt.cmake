@@ -20,10 +20,11 @@ target_link_libraries(ckpt_bench PRIVATE mpisw m Threads::Threads)
 # engine modes, the newest version read back from the "PFS" directory and
 # checked byte by byte; nothing left behind.
 if(BUILD_TESTING)
+  string(REPLACE ";" " " _ckpt_preflags "${MPISW_MPIEXEC_PREFLAGS}")
   foreach(mode direct engine)
     add_test(NAME bench_ckpt_tiny_${mode}
              COMMAND ${MPISW_SH} ${PROJECT_SOURCE_DIR}/tests/tools/ckpt_bench_check.sh
-                     ${MPISW_MPIEXEC} "${MPISW_MPIEXEC_PREFLAGS}" $<TARGET_FILE:ckpt_bench> ${mode})
+                     ${MPISW_MPIEXEC} "${_ckpt_preflags}" $<TARGET_FILE:ckpt_bench> ${mode})
     set_tests_properties(bench_ckpt_tiny_${mode} PROPERTIES TIMEOUT 60 PROCESSORS 2
                          LABELS "bench;ckpt;stage;${MPISW_MPI_FLAVOR}")
     if(MPISW_MPIEXEC_ENV)
