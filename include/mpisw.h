@@ -10,6 +10,8 @@
 #define MPISW_H
 
 #include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -312,6 +314,160 @@ MPISW_EXPORT int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count
                                        MPI_Request *request);
 
 /* ---- version and configuration ---- */
+
+/*
+ * Checkpoints (docs/CHECKPOINTS.md): windows and memory regions protected
+ * under a name; versioned, checksummed, incremental checkpoints on the
+ * levels of the set (LOCAL: MPISW_CKPT_LOCAL / ckpt_local); restart from
+ * the newest version complete on every rank. Info keys ckpt_* (the table in
+ * docs/CHECKPOINTS.md "Configuration") win over the MPISW_CKPT_* variables.
+ *
+ * Errors: an MPI error code of one of the library's classes
+ * (mpisw_error_class), raised on the communicator of mpisw_ckpt_create
+ * (MPI_COMM_WORLD when there is no set yet), whose MPI_Error_string reads
+ * "mpisw: <call>: <reason>". A collective call returns the same error on
+ * every rank.
+ */
+typedef struct mpisw_ckpt mpisw_ckpt; /* a checkpoint set (opaque) */
+
+/* Levels a version can be held on (bits of mpisw_ckpt_status.last_levels). */
+enum {
+  MPISW_CKPT_LEVEL_LOCAL = 1,
+  MPISW_CKPT_LEVEL_PARTNER = 2,
+  MPISW_CKPT_LEVEL_XOR = 4,
+  MPISW_CKPT_LEVEL_PFS = 8
+};
+
+struct mpisw_ckpt_status {
+  int last_version;             /* newest version this rank took, -1 none */
+  int last_levels;              /* levels (bit mask) that version is durable on now */
+  int drains_pending;           /* versions of this rank still draining to PFS */
+  int last_drained;             /* newest version complete on PFS for this rank, -1 none */
+  double drain_seconds;         /* time the drain thread spent on the last drained version */
+  uint64_t drain_bytes;         /* its bytes */
+  uint64_t last_bytes_written;  /* bytes the last checkpoint wrote (incremental) */
+  int restored_version;         /* set by mpisw_ckpt_restart, -1 none */
+  int restored_level;           /* the level it was read from */
+  int corrupt_seen;             /* versions rejected (checksum, partial) since create */
+};
+
+/** \brief Makes a checkpoint set: a name, a communicator, its settings.
+ *
+ * Collective over comm. Makes the LOCAL directory when missing. Versions
+ * go on from the newest an earlier job left under the same name.
+ *
+ * \param name  1 to 127 characters of [A-Za-z0-9_.-]; part of the file names
+ * \param comm  the ranks that take checkpoints together (duplicated)
+ * \param info  ckpt_* keys (or MPI_INFO_NULL); they win over MPISW_CKPT_*
+ * \param ck    out: the set
+ * \return MPI_SUCCESS; MPISW_ERR_HINT for a bad or unknown ckpt_* key;
+ *         MPISW_ERR_USAGE for a bad name, comm MPI_COMM_NULL or ck NULL;
+ *         MPISW_ERR_ACCESS / MPISW_ERR_NOFILE when the LOCAL directory
+ *         cannot be made.
+ */
+MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info info,
+                                   mpisw_ckpt **ck);
+
+/** \brief Protects the calling rank's part of a window.
+ *
+ * Local. Every rank protects its regions in the same order (sizes may
+ * differ by rank). Memory, storage and MPI_Win_create windows; a dynamic
+ * window's attached memory is protected with mpisw_ckpt_protect_mem. The
+ * window must live as long as the set takes checkpoints.
+ *
+ * \param ck   the set
+ * \param win  the window (its MPI_WIN_BASE and MPI_WIN_SIZE on this rank)
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE for ck NULL, MPI_WIN_NULL or a
+ *         dynamic window.
+ */
+MPISW_EXPORT int mpisw_ckpt_protect_win(mpisw_ckpt *ck, MPI_Win win);
+
+/** \brief Protects a region of plain memory.
+ *
+ * Local; the same order rule as mpisw_ckpt_protect_win.
+ *
+ * \param ck    the set
+ * \param base  the region's first byte
+ * \param len   its length in bytes (0 allowed)
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE for ck NULL or base NULL with len > 0.
+ */
+MPISW_EXPORT int mpisw_ckpt_protect_mem(mpisw_ckpt *ck, void *base, size_t len);
+
+/** \brief Takes a checkpoint of every protected region.
+ *
+ * Collective over the set's communicator; no RMA may target the protected
+ * windows meanwhile. Writes only the chunks (ckpt_chunk) that changed since
+ * the version it overwrites, makes them durable, then the image's header;
+ * returns once every rank's image is complete on the fast level.
+ *
+ * \param ck       the set
+ * \param version  out: the version's number (the same on every rank)
+ * \return MPI_SUCCESS; MPISW_ERR_NOSPACE when a rank's level is full
+ *         (every rank gets it; the previous version stays intact);
+ *         MPISW_ERR_IO, MPISW_ERR_ACCESS for other storage failures;
+ *         MPISW_ERR_USAGE for NULL arguments or a freed protected window.
+ */
+MPISW_EXPORT int mpisw_ckpt_take(mpisw_ckpt *ck, int *version);
+
+/** \brief Takes a checkpoint of this rank alone (decoupled).
+ *
+ * Local: no barrier. Each protected window is locked with
+ * MPI_Win_lock(MPI_LOCK_EXCLUSIVE) on this rank while it is copied, so that
+ * other ranks' passive-target RMA waits. Versions are numbered per rank;
+ * mpisw_ckpt_restart restores a version every rank holds. Call it outside
+ * any access epoch of this rank on the protected windows.
+ *
+ * \param ck       the set
+ * \param version  out: this rank's version number
+ * \return MPI_SUCCESS; the classes of mpisw_ckpt_take; MPISW_ERR_USAGE
+ *         when a window cannot be locked.
+ */
+MPISW_EXPORT int mpisw_ckpt_take_local(mpisw_ckpt *ck, int *version);
+
+/** \brief Restores the newest version complete on every rank.
+ *
+ * Collective. Each rank lists its versions (a partial image or one whose
+ * checksum fails is rejected, counted in corrupt_seen and named on stderr);
+ * the ranks agree on the newest version all hold, check every chunk of it,
+ * and only then copy it into the protected regions (same count and sizes
+ * as when it was taken). Regions are untouched when no version qualifies.
+ *
+ * \param ck       the set
+ * \param version  out: the version restored, -1 when none
+ * \return MPI_SUCCESS (also when none); MPISW_ERR_USAGE when the regions
+ *         do not match the version's; MPISW_ERR_IO when reading fails.
+ */
+MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version);
+
+/** \brief This rank's view of the set: versions, levels, drains, restart.
+ *
+ * Local.
+ *
+ * \param ck  the set
+ * \param st  out: the status
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE for NULL arguments.
+ */
+MPISW_EXPORT int mpisw_ckpt_status(mpisw_ckpt *ck, struct mpisw_ckpt_status *st);
+
+/** \brief Waits until this rank's drains to PFS are done.
+ *
+ * Local.
+ *
+ * \param ck  the set
+ * \return MPI_SUCCESS; MPISW_ERR_IO when a drain failed; MPISW_ERR_USAGE
+ *         for ck NULL.
+ */
+MPISW_EXPORT int mpisw_ckpt_wait(mpisw_ckpt *ck);
+
+/** \brief Frees a set; its files stay for a later restart.
+ *
+ * Collective: waits for the set's drains. MPI_Finalize releases sets the
+ * program did not free.
+ *
+ * \param ck  the set; NULL afterwards
+ * \return MPI_SUCCESS; MPISW_ERR_USAGE for a NULL handle.
+ */
+MPISW_EXPORT int mpisw_ckpt_free(mpisw_ckpt **ck);
 
 /** \brief The version of the library that is loaded.
  *

@@ -270,6 +270,12 @@ uint64_t mpisw_cfg_size(int id) { return (uint64_t)get(id)->num; }
 int64_t mpisw_cfg_int(int id) { return get(id)->num; }
 int mpisw_cfg_source(int id) { return get(id)->source; }
 
+int mpisw_cfg_parse(int id, const char *text, int64_t *num) {
+  if (id < 0 || id >= MPISW_CFG_COUNT || !text) return -1;
+  if (mpisw_cfg_vars[id].type == MPISW_CFG_PATH && !*text) return -1;
+  return parse_value(&mpisw_cfg_vars[id], text, num);
+}
+
 const char *mpisw_cfg_text(int id) {
   const struct value *x = get(id);
   return x->source == MPISW_CFG_FROM_ENV ? x->text : NULL;

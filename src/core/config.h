@@ -83,6 +83,9 @@ int64_t mpisw_cfg_int(int id);
 /* The value as the environment gave it; NULL when the default holds. */
 const char *mpisw_cfg_text(int id);
 int mpisw_cfg_source(int id); /* MPISW_CFG_FROM_* */
+/* 0 and *num when text is in a documented form of variable id (the same
+ * rules as its environment variable: checkpoint info keys, src/ckpt/). */
+int mpisw_cfg_parse(int id, const char *text, int64_t *num);
 
 /* The accepted forms of a variable in words ("an integer from 1 to 64"). */
 void mpisw_cfg_forms(int id, char *buf, int len);

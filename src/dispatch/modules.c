@@ -1,8 +1,10 @@
 /* The library's modules, in the order they are asked: the windows on
  * storage first (they make the window the others then see), the RMA
  * extensions, pooled files (then the pool they live in, made on the
- * windows), the process's bookkeeping last. A new module adds its table
+ * windows), the process's bookkeeping last; checkpoints, above them all,
+ * first. A new module adds its table
  * (process/module.h) here. */
+#include "ckpt/internal.h"
 #include "ckpt/stage_module.h"
 #include "dispatch/dispatch.h"
 #include "pfile/pfile.h"
@@ -13,6 +15,7 @@
 #include "win/internal.h"
 
 static const struct mpisw_module *const modules[] = {
+    &mpisw_ckpt_module, /* checkpoint sets let go before their windows */
     &mpisw_win_module,
     &mpisw_rmax_module,
     &mpisw_pfile_module, /* closes pooled files before the pool goes */

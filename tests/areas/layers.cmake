@@ -8,7 +8,7 @@
 #   rmax/     RMA extensions: win/ and below
 #   kvcache/  the key-value store (public mpisw_kv_*): win/ and below
 #   pool/     the pool of pooled files: win/ and below
-#   ckpt/     checkpoints (staging's drain thread, its module): win/ and below
+#   ckpt/     checkpoints (public mpisw_ckpt_*, staging's drain thread): win/ and below
 #   dispatch/ what each interposed call does: ckpt/, pfile/, rmax/, win/ and below
 #   interpose/ the entry points: dispatch/, rmax/ and below
 set(_graph ${MPISW_SH} ${MPISW_TOOLS}/include_graph.sh ${PROJECT_SOURCE_DIR}/src)
@@ -20,17 +20,19 @@ add_test(NAME layers_win_includes     COMMAND ${_graph} win pmpi process pager c
 add_test(NAME layers_rmax_includes    COMMAND ${_graph} rmax win pmpi process pager core mpi)
 add_test(NAME layers_kvcache_includes COMMAND ${_graph} kvcache win pmpi process pager core mpi)
 add_test(NAME layers_pool_includes    COMMAND ${_graph} pool win pmpi process pager core mpi)
+add_test(NAME layers_ckpt_includes    COMMAND ${_graph} ckpt win pmpi process pager core mpi)
 add_test(NAME layers_dispatch_includes
          COMMAND ${_graph} dispatch ckpt pfile pool rmax win pmpi process pager core mpi)
 add_test(NAME layers_interpose_includes
-         COMMAND ${_graph} interpose dispatch pfile pool rmax win pmpi process pager core mpi)
+         COMMAND ${_graph} interpose dispatch ckpt pfile pool rmax win pmpi process pager core mpi)
 # The library never calls its own MPI_X / PMPI_X from inside (a PMPI tool
 # stacked in front would count calls the user never made).
 add_test(NAME layers_no_reentry COMMAND ${MPISW_SH} ${MPISW_TOOLS}/no_reentry.sh
          ${PROJECT_SOURCE_DIR}/src)
 set_tests_properties(layers_core_includes layers_pager_includes layers_process_includes
                      layers_pmpi_includes layers_win_includes layers_rmax_includes
-                     layers_kvcache_includes layers_pool_includes layers_dispatch_includes
+                     layers_kvcache_includes layers_pool_includes layers_ckpt_includes
+                     layers_dispatch_includes
                      layers_interpose_includes layers_no_reentry
                      PROPERTIES TIMEOUT 30 LABELS layers)
 set_tests_properties(layers_pager_includes PROPERTIES LABELS "pager;layers")
@@ -38,6 +40,3 @@ set_tests_properties(layers_pager_includes PROPERTIES LABELS "pager;layers")
 add_test(NAME layers_pfile_includes
          COMMAND ${_graph} pfile pool win pmpi process pager core mpi)
 set_tests_properties(layers_pfile_includes PROPERTIES TIMEOUT 30 LABELS layers)
-# Checkpoints: ckpt/ builds on the windows and below; dispatch/ lists its modules.
-add_test(NAME layers_ckpt_includes COMMAND ${_graph} ckpt win pmpi process pager core mpi)
-set_tests_properties(layers_ckpt_includes PROPERTIES TIMEOUT 30 LABELS layers)

@@ -1,0 +1,160 @@
+/* mpisw_ckpt_restart (collective): every rank lists the versions it holds
+ * complete, the ranks agree on the newest one every rank has, each checks
+ * that version's every checksum, and only when all passed does any rank
+ * copy it into its regions. A rejected version (partial, checksum) is
+ * reported, counted and the next older common one tried. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt/internal.h"
+
+#define NONE (-1)
+
+/* Where one version of this rank can be read from. */
+struct source {
+  int version;
+  int level;                  /* MPISW_CKPT_LEVEL_* */
+  char path[PATH_MAX];
+  struct mpisw_ckpt_header h;
+};
+
+static void reject(struct mpisw_ckpt *ck, const struct mpisw_error *e) {
+  ck->st.corrupt_seen++;
+  mpisw_ckpt_record_rejected(ck->rec);
+  fprintf(stderr, "mpisw: mpisw_ckpt_restart: checkpoint '%s' rank %d: %s; not used\n", ck->name,
+          ck->rank, e->msg);
+}
+
+/* LOCAL: the slots' complete images (headers checked; data later). */
+static int list_local(struct mpisw_ckpt *ck, struct source *src, int n) {
+  for (int s = 0; s < ck->o.keep; s++) {
+    struct mpisw_ckpt_slot *sl = &ck->slots[s];
+    mpisw_ckpt_header_free(&sl->h);
+    sl->state = 0;
+    char path[PATH_MAX];
+    struct mpisw_error e;
+    if (mpisw_ckpt_slot_path(path, sizeof path, ck->dir, ck->name, ck->rank, s)) continue;
+    int rc = mpisw_ckpt_image_header(path, &sl->h, &e);
+    sl->state = rc;
+    if (rc < 0) reject(ck, &e);
+    if (rc != 1) continue;
+    if (sl->h.rank != ck->rank || sl->h.nranks != ck->nranks || strcmp(sl->h.name, ck->name)) {
+      mpisw_fail(&e, MPISW_K_USAGE, "checkpoint image '%s' belongs to rank %d of %d of set '%s'",
+                 path, sl->h.rank, sl->h.nranks, sl->h.name);
+      reject(ck, &e);
+      mpisw_ckpt_header_free(&sl->h);
+      sl->state = -1;
+      continue;
+    }
+    struct source *x = &src[n++];
+    x->version = sl->h.version;
+    x->level = MPISW_CKPT_LEVEL_LOCAL;
+    snprintf(x->path, sizeof x->path, "%s", path);
+    if (mpisw_ckpt_header_copy(&x->h, &sl->h)) n--;
+  }
+  return n;
+}
+
+/* The seam for the other levels: versions this rank can read from PFS, or
+ * have rebuilt from a PARTNER copy or XOR parity, appended after LOCAL's
+ * (LOCAL first: the fastest level wins when both hold a version). None in
+ * this build. */
+static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, int max) {
+  (void)ck;
+  (void)src;
+  (void)max;
+  return n;
+}
+
+static const struct source *find(const struct source *src, int n, int version) {
+  for (int i = 0; i < n; i++)
+    if (src[i].version == version) return &src[i];
+  return NULL;
+}
+
+/* The newest version in every rank's list (all[r*max ...]) and not
+ * excluded; NONE when there is none. The same on every rank. */
+static int common_newest(const int *all, int nranks, int max, const int *excl, int nexcl) {
+  int best = NONE;
+  for (int i = 0; i < max; i++) {
+    int v = all[i];
+    if (v == NONE || v <= best) continue;
+    int ok = 1;
+    for (int x = 0; x < nexcl && ok; x++) ok = excl[x] != v;
+    for (int r = 1; r < nranks && ok; r++) {
+      int has = 0;
+      for (int j = 0; j < max && !has; j++) has = all[r * max + j] == v;
+      ok = has;
+    }
+    if (ok) best = v;
+  }
+  return best;
+}
+
+MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
+  const char *R = "mpisw_ckpt_restart";
+  struct mpisw_error e;
+  if (!ck) {
+    mpisw_fail(&e, MPISW_K_USAGE, "the checkpoint handle is NULL");
+    return mpisw_ckpt_error(NULL, R, &e);
+  }
+  if (!version) {
+    mpisw_fail(&e, MPISW_K_USAGE, "the version pointer is NULL");
+    return mpisw_ckpt_error(ck, R, &e);
+  }
+  *version = NONE;
+  const int max = 2 * MPISW_CKPT_KEEP_MAX;
+  struct source *src = calloc((size_t)max, sizeof *src);
+  int *mine = malloc(sizeof(int) * (size_t)max);
+  int *all = malloc(sizeof(int) * (size_t)max * (size_t)ck->nranks);
+  int *excl = malloc(sizeof(int) * (size_t)max);
+  int failed = !src || !mine || !all || !excl;
+  int n = 0;
+  if (failed) mpisw_fail(&e, MPISW_K_NOMEM, "no memory to list checkpoint versions");
+  else {
+    n = list_local(ck, src, 0);
+    n = list_other_levels(ck, src, n, max);
+    for (int i = 0; i < max; i++) mine[i] = i < n ? src[i].version : NONE;
+  }
+  int rc = MPI_SUCCESS, nexcl = 0, chosen = NONE;
+  if (mpisw_agree(ck->comm, failed, &e, NULL)) {
+    rc = mpisw_ckpt_error(ck, R, &e);
+    goto out;
+  }
+  PMPI_Allgather(mine, max, MPI_INT, all, max, MPI_INT, ck->comm);
+  for (;;) {
+    int v = common_newest(all, ck->nranks, max, excl, nexcl);
+    if (v == NONE) break;
+    /* Every chunk of v checked on every rank before any region changes. */
+    const struct source *x = find(src, n, v);
+    int bad = mpisw_ckpt_image_verify(x->path, &x->h, &e) != 0;
+    if (bad) reject(ck, &e);
+    if (mpisw_any(ck->comm, bad)) {
+      excl[nexcl++] = v;
+      continue;
+    }
+    struct mpisw_ckpt_range *r = NULL;
+    failed = mpisw_ckpt_ranges(ck, &r, &e) != 0;
+    if (!failed) failed = mpisw_ckpt_image_restore(x->path, &x->h, r, ck->nregs, &e) != 0;
+    free(r);
+    if (mpisw_agree(ck->comm, failed, &e, NULL)) {
+      rc = mpisw_ckpt_error(ck, R, &e);
+      goto out;
+    }
+    chosen = v;
+    ck->st.restored_level = x->level;
+    break;
+  }
+  ck->st.restored_version = chosen;
+  if (chosen != NONE) ck->safe_version = chosen;   /* kept until a newer one is complete */
+  *version = chosen;
+out:
+  if (src)
+    for (int i = 0; i < n; i++) mpisw_ckpt_header_free(&src[i].h);
+  free(src);
+  free(mine);
+  free(all);
+  free(excl);
+  return rc;
+}
