@@ -56,15 +56,42 @@ static int list_local(struct mpisw_ckpt *ck, struct source *src, int n) {
   return n;
 }
 
+/* PFS: this rank's complete images there (pfs.c lists them, newest
+ * first) of versions LOCAL does not hold; read from PFS directly. */
+static int list_pfs(struct mpisw_ckpt *ck, struct source *src, int n, int max) {
+  int v[2 * MPISW_CKPT_KEEP_MAX];
+  int nv = mpisw_ckpt_pfs_list(ck, v, max - n < 2 * MPISW_CKPT_KEEP_MAX ? max - n : 2 * MPISW_CKPT_KEEP_MAX);
+  for (int i = 0; i < nv && n < max; i++) {
+    int have = 0;
+    for (int j = 0; j < n && !have; j++) have = src[j].version == v[i];
+    if (have) continue;
+    struct source *x = &src[n];
+    struct mpisw_error e;
+    if (mpisw_ckpt_version_path(x->path, sizeof x->path, ck->pfs_dir, ck->name, ck->rank, v[i]))
+      continue;
+    int rc = mpisw_ckpt_image_header(x->path, &x->h, &e);
+    if (rc < 0) reject(ck, &e);
+    if (rc != 1) continue;
+    if (x->h.rank != ck->rank || x->h.nranks != ck->nranks || strcmp(x->h.name, ck->name) ||
+        x->h.version != v[i]) {
+      mpisw_fail(&e, MPISW_K_USAGE, "checkpoint image '%s' belongs to rank %d of %d of set '%s'",
+                 x->path, x->h.rank, x->h.nranks, x->h.name);
+      reject(ck, &e);
+      mpisw_ckpt_header_free(&x->h);
+      continue;
+    }
+    x->version = v[i];
+    x->level = MPISW_CKPT_LEVEL_PFS;
+    n++;
+  }
+  return n;
+}
+
 /* The seam for the other levels: versions this rank can read from PFS, or
  * have rebuilt from a PARTNER copy or XOR parity, appended after LOCAL's
- * (LOCAL first: the fastest level wins when both hold a version). None in
- * this build. */
+ * (LOCAL first: the fastest level wins when both hold a version). */
 static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, int max) {
-  (void)ck;
-  (void)src;
-  (void)max;
-  return n;
+  return list_pfs(ck, src, n, max);
 }
 
 static const struct source *find(const struct source *src, int n, int version) {

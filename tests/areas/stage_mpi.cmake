@@ -10,3 +10,13 @@ mpisw_mpi_test(stage_report PROG t_stage ARGS report NP 2 LABELS "stage;ckpt" EN
                       "once:mpisw:   staging: 16 checkpoint images drained to PFS, 2 failed" "has: 64.0 MiB in "
                       "once:mpisw: MPI_Finalize: rank 0: a checkpoint drain to PFS failed: stage: cannot open"
                       "once:mpisw: MPI_Finalize: rank 1: a checkpoint drain to PFS failed: stage: cannot open" --)
+# The PFS level wired into the checkpoint API (src/ckpt/pfs.c): drains,
+# status, pruning, restart from PFS when LOCAL is gone, staging off, drain
+# errors, MPI_Finalize waiting. Linked with libmpisw.a (image checks).
+add_executable(t_ckpt_pfs ${CMAKE_CURRENT_SOURCE_DIR}/mpi/t_ckpt_pfs.c)
+target_include_directories(t_ckpt_pfs PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(t_ckpt_pfs PRIVATE mpisw_testlib mpisw_static m Threads::Threads)
+mpisw_mpi_test(ckpt_pfs_drain PROG t_ckpt_pfs ARGS drain NP 1 2 LABELS "stage;ckpt")
+mpisw_mpi_test(ckpt_pfs_sync PROG t_ckpt_pfs ARGS sync NP 1 2 LABELS "stage;ckpt")
+mpisw_mpi_test(ckpt_pfs_fail PROG t_ckpt_pfs ARGS fail NP 2 LABELS "stage;ckpt")
+mpisw_mpi_test(ckpt_pfs_finalize PROG t_ckpt_pfs ARGS finalize NP 1 2 LABELS "stage;ckpt")
