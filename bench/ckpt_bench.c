@@ -13,8 +13,8 @@
  *   --mode api      the public checkpoint API (mpisw_ckpt_*, LOCAL on
  *                   --local, PFS on --path, staging on); only when mpisw.h
  *                   has it (MPISW_BENCH_HAVE_CKPT).
- *   --mode api_direct  the API with LOCAL off and staging off (PFS written
- *                   before take returns).
+ *   --mode api_sync the API with staging off: LOCAL on --local, then PFS
+ *                   written before take returns.
  *
  * Between checkpoints every rank computes for --compute seconds (rewrites
  * every byte of its data, then spins): the drain overlaps with it. Prints
@@ -55,7 +55,7 @@ struct opts {
 static int rank, nranks;
 
 static void usage(void) {
-  fprintf(stderr, "usage: ckpt_bench --path PFSDIR [--mode direct|engine|api|api_direct] "
+  fprintf(stderr, "usage: ckpt_bench --path PFSDIR [--mode direct|engine|api|api_sync] "
                   "[--local DIR] [--size BYTES] [--iters N] [--compute SECONDS] [--verify] [--corrupt]\n"
                   "       [--request BYTES] [--depth N]   (engine: the drain's request size, requests in flight)\n");
   exit(2);
@@ -185,13 +185,13 @@ int main(int argc, char **argv) {
   }
   if (!o.path) usage();
   int engine = !strcmp(o.mode, "engine"), direct = !strcmp(o.mode, "direct");
-  int api = !strcmp(o.mode, "api"), api_direct = !strcmp(o.mode, "api_direct");
-  if (!engine && !direct && !api && !api_direct) {
-    fprintf(stderr, "ckpt_bench: --mode is direct, engine, api or api_direct, not '%s'\n", o.mode);
+  int api = !strcmp(o.mode, "api"), api_sync = !strcmp(o.mode, "api_sync");
+  if (!engine && !direct && !api && !api_sync) {
+    fprintf(stderr, "ckpt_bench: --mode is direct, engine, api or api_sync, not '%s'\n", o.mode);
     return 2;
   }
 #ifndef MPISW_BENCH_HAVE_CKPT
-  if (api || api_direct) {
+  if (api || api_sync) {
     fprintf(stderr, "ckpt_bench: --mode %s: this build's mpisw.h has no checkpoint API\n", o.mode);
     return 2;
   }
@@ -217,24 +217,19 @@ int main(int argc, char **argv) {
     if (mkdir(pfs, 0700) != 0 && errno != EEXIST) bench_die("mkdir %s: %s", pfs, strerror(errno));
   }
   MPI_Bcast(local, sizeof local, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (rank == 0 && (engine || api) && mkdir(local, 0700) != 0)
+  if (rank == 0 && (engine || api || api_sync) && mkdir(local, 0700) != 0)
     bench_die("mkdir %s: %s", local, strerror(errno));
   MPI_Barrier(MPI_COMM_WORLD);
 
 #ifdef MPISW_BENCH_HAVE_CKPT
   mpisw_ckpt *ck = NULL;
-  if (api || api_direct) {
+  if (api || api_sync) {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "ckpt_pfs", pfs);
     MPI_Info_set(info, "ckpt_pfs_every", "1");
-    if (api) {
-      MPI_Info_set(info, "ckpt_local", local);
-      MPI_Info_set(info, "ckpt_staging", "1");
-    } else {
-      MPI_Info_set(info, "ckpt_local_every", "0");
-      MPI_Info_set(info, "ckpt_staging", "0");
-    }
+    MPI_Info_set(info, "ckpt_local", local);
+    MPI_Info_set(info, "ckpt_staging", api ? "1" : "0");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = mpisw_ckpt_create("bench", MPI_COMM_WORLD, info, &ck);
     if (rc == MPI_SUCCESS) rc = mpisw_ckpt_protect_mem(ck, data, o.size);
@@ -356,12 +351,12 @@ int main(int argc, char **argv) {
   for (int s = 0; s < 2; s++) unlink(slot_path[s]);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    if (engine || api) {
+    if (engine || api || api_sync) {
       char cmd[1200];
       snprintf(cmd, sizeof cmd, "rm -rf '%s'", local);
       if (system(cmd) != 0) fprintf(stderr, "ckpt_bench: cannot remove %s\n", local);
     }
-    if (api || api_direct) {
+    if (api || api_sync) {
       char cmd[1200];
       snprintf(cmd, sizeof cmd, "rm -rf '%s'", pfs);
       if (system(cmd) != 0) fprintf(stderr, "ckpt_bench: cannot remove %s\n", pfs);
