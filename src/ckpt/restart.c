@@ -94,6 +94,16 @@ static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, i
   return list_pfs(ck, src, n, max);
 }
 
+/* A slot whose data failed its checksums is rewritten whole next time: an
+ * incremental write would keep the damaged chunks. */
+static void forget_slot(struct mpisw_ckpt *ck, int version) {
+  for (int s = 0; s < ck->o.keep; s++)
+    if (ck->slots[s].state == 1 && ck->slots[s].h.version == version) {
+      mpisw_ckpt_header_free(&ck->slots[s].h);
+      ck->slots[s].state = -1;
+    }
+}
+
 static const struct source *find(const struct source *src, int n, int version) {
   for (int i = 0; i < n; i++)
     if (src[i].version == version) return &src[i];
@@ -150,13 +160,20 @@ MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
     goto out;
   }
   PMPI_Allgather(mine, max, MPI_INT, all, max, MPI_INT, ck->comm);
+  /* Later checkpoints get numbers no image carries yet (take_local may
+   * have written some since create). */
+  for (int i = 0; i < max * ck->nranks; i++)
+    if (all[i] >= ck->next_version) ck->next_version = all[i] + 1;
   for (;;) {
     int v = common_newest(all, ck->nranks, max, excl, nexcl);
     if (v == NONE) break;
     /* Every chunk of v checked on every rank before any region changes. */
     const struct source *x = find(src, n, v);
     int bad = mpisw_ckpt_image_verify(x->path, &x->h, &e) != 0;
-    if (bad) reject(ck, &e);
+    if (bad) {
+      reject(ck, &e);
+      forget_slot(ck, v);
+    }
     if (mpisw_any(ck->comm, bad)) {
       excl[nexcl++] = v;
       continue;

@@ -7,7 +7,12 @@ target_link_libraries(t_ckpt PRIVATE mpisw_testlib mpisw m)
 
 set(_ckj ${MPISW_SH} ${MPISW_TOOLS}/ckpt_jobs.sh)
 mpisw_mpi_test(ckpt_api PROG t_ckpt NP 1 2 4 LABELS ckpt DRIVER ${_ckj} api --)
-mpisw_mpi_test(ckpt_incremental PROG t_ckpt ARGS incr NP 1 2 LABELS ckpt)
+# 5 versions of 64 chunks: 3 written whole, 2 with one chunk each (the
+# report: 2 x 63 x 4 KiB skipped of 5 x 256 KiB + headers = 39% saved)
+mpisw_mpi_test(ckpt_incremental PROG t_ckpt ARGS incr NP 1 2 LABELS ckpt ENV MPISW_REPORT=1
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/expect_stderr.sh
+                      "once:mpisw:   checkpoint incr: 5 versions, "
+                      "once:unchanged not written (incremental saved 39%)" --)
 mpisw_mpi_test(ckpt_corrupt PROG t_ckpt NP 1 2 4 LABELS ckpt
                DRIVER ${_ckj} corrupt
                       "mpisw_ckpt_restart: checkpoint 'bad' rank 0: checkpoint image '[^']*bad\\.r0\\.s2\\.ckpt': checksum mismatch in chunk 3 of region 0"
@@ -16,3 +21,15 @@ mpisw_mpi_test(ckpt_corrupt PROG t_ckpt NP 1 2 4 LABELS ckpt
 mpisw_mpi_test(ckpt_nospace PROG t_ckpt ARGS full NP 1 2 LABELS "ckpt;root"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/mountdrv.sh tmpfs8m --)
 mpisw_mpi_test(ckpt_badinfo PROG t_ckpt ARGS badinfo NP 1 2 LABELS ckpt)
+# kill -9 at random instants during checkpoints (issue 16 "Reliability").
+# ckpt_crash: 100 trials inside one job of 2 ranks (each rank forks the
+# writer it kills; one rank's writer killed, the others a few ms later, or
+# all at once; the parents restart collectively and check; ~2-6 s).
+# ckpt_kill9: whole jobs killed by the launcher's rules (one rank, or every
+# rank, SIGKILLed), a few trials only: a job start costs 0.3-1.5 s here.
+mpisw_mpi_test(ckpt_crash PROG t_ckpt ARGS crash 100 NP 2 LABELS ckpt
+               ENV OMPI_MCA_mpi_warn_on_fork=0)
+add_test(NAME mpi_ckpt_kill9_np2
+         COMMAND ${MPISW_SH} ${MPISW_TOOLS}/ckpt_kill.sh 6 2 --
+                 ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS} -n 2 $<TARGET_FILE:t_ckpt>)
+mpisw_mpi_props(mpi_ckpt_kill9_np2 2 "mpi;ckpt")

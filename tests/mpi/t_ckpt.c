@@ -15,6 +15,7 @@
  *   t_ckpt badinfo          bad ckpt_* values and names -> clear errors
  *   t_ckpt kill DIR         one trial of tests/tools/ckpt_kill.sh: restart,
  *                           check, then take checkpoints until killed
+ *   t_ckpt crash N          N kill -9 trials inside one job (forked writers)
  * Sizes differ by rank. Each version's bytes are a function of (rank,
  * version), so any restored state can be checked. */
 #include <errno.h>
@@ -22,7 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -463,7 +469,8 @@ static int kill_trial(const char *dir, int check_only) {
     char p[4096];
     snprintf(p, sizeof p, "%s/kill.r%d.s%d.ckpt", local, tl_rank, s);
     uint8_t h[32];
-    if (tl_pread(p, 0, h, sizeof h) == (ssize_t)sizeof h && !memcmp(h + 12, "COMP", 4)) {
+    if (tl_exists(p) && tl_pread(p, 0, h, sizeof h) == (ssize_t)sizeof h &&
+        !memcmp(h + 12, "COMP", 4)) {
       int32_t ver;
       memcpy(&ver, h + 24, 4);
       if (ver > mine) mine = ver;
@@ -483,6 +490,151 @@ static int kill_trial(const char *dir, int check_only) {
   return tl_finish();
 }
 
+/* ---- crash: many kill -9 trials inside one job ----
+ * Each rank forks a child per trial that takes checkpoints with the
+ * library's own code (mpisw_ckpt_take_local on plain memory makes no MPI
+ * call, so a forked child may run it) and agrees with the other ranks'
+ * children as mpisw_ckpt_take does, through shared memory: a version counts
+ * as taken ("committed") on a rank only once every child has written it.
+ * The parents kill -9 one child (the others a little later, as a launcher
+ * does) or all at once at a random instant, then restart with the real
+ * collective mpisw_ckpt_restart: it must find at least the newest version
+ * any child committed, byte-exact. */
+struct crash_shared {
+  volatile int done[64];       /* newest version each rank's child wrote */
+  volatile int committed[64];  /* newest version each child saw written everywhere */
+};
+
+static void child_loop(mpisw_ckpt *ck, struct crash_shared *sh, uint8_t *m0, size_t n0,
+                       uint8_t *m1, size_t n1, int first) {
+  for (int v = first;; v++) {
+    fill(m0, n0, tl_rank, 0, v);
+    fill(m1, n1, tl_rank, 1, v);
+    int got = -1;
+    if (mpisw_ckpt_take_local(ck, &got) != MPI_SUCCESS || got != v) {
+      fprintf(stderr, "FAIL rank %d child: take_local gave %d for %d\n", tl_rank, got, v);
+      _exit(3);
+    }
+    __atomic_store_n(&sh->done[tl_rank], v, __ATOMIC_SEQ_CST);
+    for (int r = 0; r < tl_size; r++)
+      while (__atomic_load_n(&sh->done[r], __ATOMIC_SEQ_CST) < v) sched_yield();
+    __atomic_store_n(&sh->committed[tl_rank], v, __ATOMIC_SEQ_CST);
+  }
+}
+
+static int crash(int trials) {
+  const char *dir = tl_path("local");
+  size_t n0 = 12 * CHUNK + 7 * (size_t)tl_rank, n1 = 4 * CHUNK + 1;
+  uint8_t *m0 = malloc(n0), *m1 = malloc(n1);
+  CHECK(m0 && m1, "malloc");
+  struct crash_shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
+                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  CHECK(sh != MAP_FAILED, "mmap");
+  /* every rank's children see one page: rank 0's, through a file */
+  char shf[4096];
+  snprintf(shf, sizeof shf, "%s/crash.shm", tl_scratch());
+  if (tl_rank == 0) {
+    int fd = open(shf, O_CREAT | O_RDWR, 0600);
+    CHECK(fd >= 0 && ftruncate(fd, sizeof *sh) == 0, "shared file");
+    close(fd);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int fd = open(shf, O_RDWR);
+  CHECK(fd >= 0, "open %s", shf);
+  munmap(sh, sizeof *sh);
+  sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  CHECK(sh != MAP_FAILED, "mmap shared file");
+  mpisw_ckpt *ck = create("crash", dir, NULL, NULL);
+  CHECK_MPI(mpisw_ckpt_protect_mem(ck, m0, n0));
+  CHECK_MPI(mpisw_ckpt_protect_mem(ck, m1, n1));
+  /* a new draw each run, printed so a failure can be replayed */
+  unsigned seed = getenv("MPISW_TEST_SEED") ? (unsigned)atoi(getenv("MPISW_TEST_SEED"))
+                                            : (unsigned)time(NULL);
+  MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+  if (tl_rank == 0) tl_log("seed %u (MPISW_TEST_SEED)", seed);
+  srand(seed);
+  int newest = -1, restored_sum = 0, expect_next = 1;
+  double t0 = MPI_Wtime();
+  for (int t = 1; t <= trials; t++) {
+    int v = -1;
+    CHECK_MPI(mpisw_ckpt_restart(ck, &v));
+    int floor = -1;
+    for (int r = 0; r < tl_size; r++)
+      if (sh->committed[r] > floor) floor = sh->committed[r];
+    CHECK(v >= floor || (floor <= 0 && v == -1),
+          "trial %d: restart found version %d, but version %d had been taken", t, v, floor);
+    if (v > 0) {
+      long d0 = differs(m0, n0, tl_rank, 0, v), d1 = differs(m1, n1, tl_rank, 1, v);
+      CHECK(d0 < 0 && d1 < 0, "trial %d: version %d restored wrong (at %ld, %ld)", t, v, d0, d1);
+      restored_sum++;
+    }
+    if (v > newest) newest = v;
+    /* the next version's number: restart moved past every image */
+    int first = -1, all = 0;
+    {
+      int mine = v;
+      for (int s = 0; s < 2; s++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/crash.r%d.s%d.ckpt", dir, tl_rank, s);
+        uint8_t h[32];
+        if (tl_exists(p) && tl_pread(p, 0, h, sizeof h) == (ssize_t)sizeof h &&
+            !memcmp(h + 12, "COMP", 4)) {
+          int32_t ver;
+          memcpy(&ver, h + 24, 4);
+          if (ver > mine) mine = ver;
+        }
+      }
+      MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      /* as the library numbers: never below a number it handed out or
+       * listed before (the parent's set only learns them at restart) */
+      if (all + 1 > expect_next) expect_next = all + 1;
+      first = expect_next;
+    }
+    /* committed: the restored version is taken everywhere already (a
+     * child may only overwrite it once a newer one is) */
+    if (tl_rank == 0)
+      for (int r = 0; r < tl_size; r++) {
+        sh->done[r] = first - 1;
+        sh->committed[r] = v;
+      }
+    /* rank 0 draws: one rank killed (odd trials) or all; the instant */
+    int plan[3] = {t % 2, rand() % tl_size, rand() % 15000};
+    MPI_Bcast(plan, 3, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork");
+    if (pid == 0) child_loop(ck, sh, m0, n0, m1, n1, first);
+    int delay = plan[2];
+    if (plan[0] == 1 && tl_rank != plan[1]) delay += 2000 + plan[2] % 5000; /* survivors later */
+    usleep((useconds_t)delay);
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+          "trial %d: the child ended by itself (status %d)", t, status);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  int v = -1;
+  CHECK_MPI(mpisw_ckpt_restart(ck, &v));
+  int floor = -1;
+  for (int r = 0; r < tl_size; r++)
+    if (sh->committed[r] > floor) floor = sh->committed[r];
+  CHECK(v >= floor && v > 0, "final restart found %d, %d had been taken", v, floor);
+  CHECK(differs(m0, n0, tl_rank, 0, v) < 0 && differs(m1, n1, tl_rank, 1, v) < 0,
+        "final version %d restored wrong", v);
+  struct mpisw_ckpt_status st;
+  CHECK_MPI(mpisw_ckpt_status(ck, &st));
+  if (tl_rank == 0)
+    tl_log("%d kill -9 trials in %.2f s: newest version %d, %d restarts restored a version, "
+           "%d partial images rejected on rank 0",
+           trials, MPI_Wtime() - t0, v > newest ? v : newest, restored_sum, st.corrupt_seen);
+  CHECK_MPI(mpisw_ckpt_free(&ck));
+  free(m0);
+  free(m1);
+  return tl_finish();
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -493,6 +645,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "badinfo")) return badinfo();
   if (!strcmp(mode, "kill") && argc > 2) return kill_trial(argv[2], 0);
   if (!strcmp(mode, "killcheck") && argc > 2) return kill_trial(argv[2], 1);
+  if (!strcmp(mode, "crash") && argc > 2) return crash(atoi(argv[2]));
   tl_fail(__FILE__, __LINE__, "usage: t_ckpt api|corrupt 1|2 DIR | incr | full | badinfo | "
                               "kill|killcheck DIR");
 }
