@@ -222,6 +222,7 @@ MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info inf
     failed = mpisw_path_expand(ck->o.local, ck->rank, host, ck->dir, sizeof ck->dir, &e) != 0;
   }
   if (!failed) failed = mpisw_ckpt_mkdirs(ck->dir, &e) != 0;
+  if (!failed) failed = mpisw_ckpt_pfs_open(ck, &e) != 0;
   if (mpisw_agree(ck->comm, failed, &e, NULL)) {
     PMPI_Comm_free(&ck->comm);
     free(ck);
@@ -229,7 +230,9 @@ MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info inf
   }
   /* Versions go on from the newest any rank holds, so a new job never
    * reuses a number an older image carries. */
-  int newest = mpisw_ckpt_scan_slots(ck), all = newest;
+  int newest = mpisw_ckpt_scan_slots(ck), all = newest, on_pfs = -1;
+  if (mpisw_ckpt_pfs_list(ck, &on_pfs, 1) == 1 && on_pfs > newest) newest = on_pfs;
+  all = newest;
   PMPI_Allreduce(&newest, &all, 1, MPI_INT, MPI_MAX, ck->comm);
   ck->next_version = all + 1;
   ck->safe_version = -1;
@@ -293,14 +296,16 @@ MPISW_EXPORT int mpisw_ckpt_status(mpisw_ckpt *ck, struct mpisw_ckpt_status *st)
   const char *R = "mpisw_ckpt_status";
   if (!ck) return fail_raise(NULL, R, MPISW_K_USAGE, "the checkpoint handle is NULL");
   if (!st) return fail_raise(ck, R, MPISW_K_USAGE, "the status pointer is NULL");
+  mpisw_ckpt_pfs_poll(ck);
   *st = ck->st;
   return MPI_SUCCESS;
 }
 
-/* No drain runs in this build (PFS comes with the staging thread): nothing
- * to wait for. */
+/* This rank's drains to PFS (pfs.c); a failed one is raised here. */
 MPISW_EXPORT int mpisw_ckpt_wait(mpisw_ckpt *ck) {
   if (!ck) return fail_raise(NULL, "mpisw_ckpt_wait", MPISW_K_USAGE, "the checkpoint handle is NULL");
+  struct mpisw_error e;
+  if (mpisw_ckpt_pfs_wait(ck, &e)) return mpisw_ckpt_error(ck, "mpisw_ckpt_wait", &e);
   return MPI_SUCCESS;
 }
 
@@ -326,7 +331,11 @@ MPISW_EXPORT int mpisw_ckpt_free(mpisw_ckpt **ckp) {
   const char *R = "mpisw_ckpt_free";
   if (!ckp || !*ckp) return fail_raise(NULL, R, MPISW_K_USAGE, "the checkpoint handle is NULL");
   struct mpisw_ckpt *ck = *ckp;
+  struct mpisw_error e;
+  int drain_failed = mpisw_ckpt_pfs_wait(ck, &e) != 0;   /* the files are kept */
+  mpisw_ckpt_pfs_prune(ck);                                /* beyond ckpt_keep on PFS */
   int rc = PMPI_Barrier(ck->comm);   /* collective: every rank is done with the set */
+  if (drain_failed) rc = mpisw_ckpt_error(ck, R, &e);
   unlink_live(ck);
   release(ck);
   *ckp = NULL;

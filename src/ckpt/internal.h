@@ -38,6 +38,12 @@ struct mpisw_ckpt_slot {
   struct mpisw_ckpt_header h;
 };
 
+/* A LOCAL slot's drain to PFS (pfs.c): ticket 0 when none is pending. */
+struct mpisw_ckpt_drain {
+  uint64_t ticket;               /* mpisw_stage_ticket */
+  int version;
+};
+
 struct mpisw_ckpt {
   char name[MPISW_CKPT_NAME_MAX];
   MPI_Comm comm;                 /* a duplicate, errors returned */
@@ -53,6 +59,11 @@ struct mpisw_ckpt {
   struct mpisw_ckpt_status st;
   int rec;                       /* its MPISW_REPORT record (module.c), -1 none */
   struct mpisw_redund *redund;   /* PARTNER and XOR (levels.c), NULL when off */
+  char pfs_dir[PATH_MAX];        /* the expanded PFS directory, "" for no PFS level */
+  struct mpisw_ckpt_drain drain[MPISW_CKPT_KEEP_MAX];   /* per LOCAL slot */
+  int drain_failed;              /* a drain failed since the last wait: drain_err */
+  struct mpisw_error drain_err;
+  int last_slot;                 /* the slot the last write_local used */
   struct mpisw_ckpt *next;       /* live sets (finalize) */
 };
 
@@ -86,6 +97,21 @@ int mpisw_ckpt_levels_versions(struct mpisw_ckpt *ck, int level, int *v, int max
 /* Collective: rebuilds the image of version where need; *path its file. */
 int mpisw_ckpt_levels_rebuild(struct mpisw_ckpt *ck, int level, int version, int need,
                               char *path, size_t len, struct mpisw_error *e);
+/* pfs.c: the PFS level and its drains. open: expand and make the PFS
+ * directory (create); after_take: queue (or, staging off, copy now) the
+ * version's image of slot to PFS when it is a PFS version; slot_free: wait
+ * for slot's drain before the slot is rewritten; poll: status figures
+ * without waiting; wait: every drain of the set, then the first failure
+ * since the last wait (-1, *e); list: this rank's complete PFS versions,
+ * newest first; prune (collective): PFS versions beyond ckpt_keep among
+ * those complete on every rank removed. */
+int mpisw_ckpt_pfs_open(struct mpisw_ckpt *ck, struct mpisw_error *e);
+int mpisw_ckpt_pfs_after_take(struct mpisw_ckpt *ck, int slot, int version, struct mpisw_error *e);
+void mpisw_ckpt_pfs_slot_free(struct mpisw_ckpt *ck, int slot);
+void mpisw_ckpt_pfs_poll(struct mpisw_ckpt *ck);
+int mpisw_ckpt_pfs_wait(struct mpisw_ckpt *ck, struct mpisw_error *e);
+int mpisw_ckpt_pfs_list(struct mpisw_ckpt *ck, int *versions, int max);
+void mpisw_ckpt_pfs_prune(struct mpisw_ckpt *ck);
 
 /* A protected window was freed (module hook): its region is gone. */
 void mpisw_ckpt_win_freed(MPI_Win was);

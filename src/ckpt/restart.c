@@ -56,6 +56,37 @@ static int list_local(struct mpisw_ckpt *ck, struct source *src, int n) {
   return n;
 }
 
+/* PFS: this rank's complete images there (pfs.c lists them, newest
+ * first) of versions LOCAL does not hold; read from PFS directly. */
+static int list_pfs(struct mpisw_ckpt *ck, struct source *src, int n, int max) {
+  int v[2 * MPISW_CKPT_KEEP_MAX];
+  int nv = mpisw_ckpt_pfs_list(ck, v, max - n < 2 * MPISW_CKPT_KEEP_MAX ? max - n : 2 * MPISW_CKPT_KEEP_MAX);
+  for (int i = 0; i < nv && n < max; i++) {
+    int have = 0;
+    for (int j = 0; j < n && !have; j++) have = src[j].version == v[i];
+    if (have) continue;
+    struct source *x = &src[n];
+    struct mpisw_error e;
+    if (mpisw_ckpt_version_path(x->path, sizeof x->path, ck->pfs_dir, ck->name, ck->rank, v[i]))
+      continue;
+    int rc = mpisw_ckpt_image_header(x->path, &x->h, &e);
+    if (rc < 0) reject(ck, &e);
+    if (rc != 1) continue;
+    if (x->h.rank != ck->rank || x->h.nranks != ck->nranks || strcmp(x->h.name, ck->name) ||
+        x->h.version != v[i]) {
+      mpisw_fail(&e, MPISW_K_USAGE, "checkpoint image '%s' belongs to rank %d of %d of set '%s'",
+                 x->path, x->h.rank, x->h.nranks, x->h.name);
+      reject(ck, &e);
+      mpisw_ckpt_header_free(&x->h);
+      continue;
+    }
+    x->version = v[i];
+    x->level = MPISW_CKPT_LEVEL_PFS;
+    n++;
+  }
+  return n;
+}
+
 /* A slot whose data failed its checksums is rewritten whole next time: an
  * incremental write would keep the damaged chunks. */
 static void forget_slot(struct mpisw_ckpt *ck, int version) {
@@ -75,7 +106,8 @@ static struct source *find(struct source *src, int n, int version) {
 /* The other levels: versions this rank lacks on LOCAL but PARTNER or XOR
  * could rebuild (levels.c; collective, every rank asks), appended after
  * LOCAL's, PARTNER before XOR (a copy is cheaper to bring back than a
- * parity reduction). Their path and header come with the rebuild. */
+ * parity reduction; their path and header come with the rebuild), then
+ * PFS's: the fastest level that holds a version wins. */
 static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, int max) {
   const int level[2] = {MPISW_CKPT_LEVEL_PARTNER, MPISW_CKPT_LEVEL_XOR};
   for (int l = 0; l < 2; l++) {
@@ -89,7 +121,7 @@ static int list_other_levels(struct mpisw_ckpt *ck, struct source *src, int n, i
       x->level = level[l];
     }
   }
-  return n;
+  return list_pfs(ck, src, n, max);   /* PFS last: read straight from there */
 }
 
 /* A rebuilt image is in its LOCAL slot again: the slot's header known, so

@@ -27,6 +27,8 @@ int mpisw_ckpt_write_local(struct mpisw_ckpt *ck, int version, struct mpisw_erro
   if (mpisw_ckpt_ranges(ck, &r, e)) return -1;
   int s = pick_slot(ck);
   struct mpisw_ckpt_slot *sl = &ck->slots[s];
+  mpisw_ckpt_pfs_slot_free(ck, s);   /* its drain to PFS reads it */
+  ck->last_slot = s;
   char path[PATH_MAX];
   if (mpisw_ckpt_slot_path(path, sizeof path, ck->dir, ck->name, ck->rank, s)) {
     free(r);
@@ -85,6 +87,12 @@ MPISW_EXPORT int mpisw_ckpt_take(mpisw_ckpt *ck, int *version) {
   ck->safe_version = v;
   ck->st.last_version = v;
   ck->st.last_levels = MPISW_CKPT_LEVEL_LOCAL;
+  /* PFS: queued (staging) or written now; staging off fails the take where
+   * PFS could not take it (the version stays complete on LOCAL). */
+  failed = mpisw_ckpt_pfs_after_take(ck, ck->last_slot, v, &e) != 0;
+  if (mpisw_agree(ck->comm, failed, &e, NULL)) return mpisw_ckpt_error(ck, R, &e);
+  if (!ck->o.staging && ck->st.last_drained == v) ck->st.last_levels |= MPISW_CKPT_LEVEL_PFS;
+  mpisw_ckpt_pfs_prune(ck);
   *version = v;
   /* PARTNER and XOR when it is their turn (collective); a failure there
    * leaves v complete on LOCAL and says so */
@@ -131,6 +139,8 @@ MPISW_EXPORT int mpisw_ckpt_take_local(mpisw_ckpt *ck, int *version) {
   ck->safe_version = v;
   ck->st.last_version = v;
   ck->st.last_levels = MPISW_CKPT_LEVEL_LOCAL;
+  if (mpisw_ckpt_pfs_after_take(ck, ck->last_slot, v, &e)) return mpisw_ckpt_error(ck, R, &e);
+  if (!ck->o.staging && ck->st.last_drained == v) ck->st.last_levels |= MPISW_CKPT_LEVEL_PFS;
   *version = v;
   return MPI_SUCCESS;
 }

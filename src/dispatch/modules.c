@@ -5,6 +5,7 @@
  * first. A new module adds its table
  * (process/module.h) here. */
 #include "ckpt/internal.h"
+#include "ckpt/stage_module.h"
 #include "dispatch/dispatch.h"
 #include "pfile/pfile.h"
 #include "process/module.h"
@@ -19,6 +20,7 @@ static const struct mpisw_module *const modules[] = {
     &mpisw_rmax_module,
     &mpisw_pfile_module, /* closes pooled files before the pool goes */
     &mpisw_pool_module,
+    &mpisw_stage_module, /* MPI_Finalize waits for checkpoint drains to PFS */
     &mpisw_process_module,
 };
 #define EACH(m)                                                              \

@@ -8,7 +8,7 @@
 #   rmax/     RMA extensions: win/ and below
 #   kvcache/  the key-value store (public mpisw_kv_*): win/ and below
 #   pool/     the pool of pooled files: win/ and below
-#   ckpt/     checkpoints (public mpisw_ckpt_*): win/ and below
+#   ckpt/     checkpoints (public mpisw_ckpt_*, staging's drain thread): win/ and below
 #   dispatch/ what each interposed call does: ckpt/, pfile/, rmax/, win/ and below
 #   interpose/ the entry points: dispatch/, rmax/ and below
 set(_graph ${MPISW_SH} ${MPISW_TOOLS}/include_graph.sh ${PROJECT_SOURCE_DIR}/src)
