@@ -1,0 +1,122 @@
+/* Atomic sync of a private file mapping (privmap.h). */
+#include "core/privmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/storage.h"
+
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAPPED (1ull << 62)
+#define PM_FILE (1ull << 61)
+enum { CHUNK = 4096 }; /* pagemap entries read at a time */
+
+int mpisw_privmap_start(struct mpisw_privmap *m, char *addr, uint64_t len, int fd,
+                        uint64_t file_off, uint64_t data_start, uint64_t data_end,
+                        unsigned access, struct mpisw_error *e) {
+  memset(m, 0, sizeof *m);
+  uint64_t page = mpisw_page_size();
+  m->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (m->pagemap < 0)
+    return mpisw_fail(e, MPISW_K_ACCESS, "storage_sync=atomic: cannot read /proc/self/pagemap: "
+                      "%s", strerror(errno));
+  m->hash = calloc(len / page + 1, sizeof *m->hash);
+  if (!m->hash) {
+    close(m->pagemap);
+    return mpisw_fail(e, MPISW_K_NOMEM, "storage_sync=atomic: out of memory");
+  }
+  void *p = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, (off_t)file_off);
+  if (p == MAP_FAILED) {
+    int err = errno;
+    mpisw_privmap_stop(m);
+    return mpisw_fail(e, mpisw_errno_kind(err), "storage_sync=atomic: cannot map %llu bytes of "
+                      "the file privately: %s", (unsigned long long)len, strerror(err));
+  }
+  if (access & MPISW_ACCESS_RANDOM) madvise(p, len, MADV_RANDOM);
+  m->addr = addr;
+  m->len = len;
+  m->file_off = file_off;
+  m->data_start = data_start;
+  m->data_end = data_end;
+  return 0;
+}
+
+static int pend(struct mpisw_privmap *m, uint64_t i, uint64_t h) {
+  if (m->npend + 2 > m->cap) {
+    uint64_t cap = m->cap ? m->cap * 2 : 1024;
+    uint64_t *v = realloc(m->pend, cap * sizeof *v);
+    if (!v) return -1;
+    m->pend = v;
+    m->cap = cap;
+  }
+  m->pend[m->npend++] = i;
+  m->pend[m->npend++] = h;
+  return 0;
+}
+
+/* Journals page i's bytes of ours if they changed since the last sync. */
+static int take_page(struct mpisw_privmap *m, struct mpisw_journal *j, uint64_t i,
+                     uint64_t *data, struct mpisw_error *e) {
+  uint64_t page = mpisw_page_size();
+  uint64_t lo = m->file_off + i * page, hi = lo + page;
+  if (lo < m->data_start) lo = m->data_start;
+  if (hi > m->data_end) hi = m->data_end;
+  if (lo >= hi) return 0;
+  const char *src = m->addr + (lo - m->file_off);
+  uint64_t h = mpisw_journal_hash(src, hi - lo) | 1; /* 0 means "never synced" */
+  if (h == m->hash[i]) return 0;
+  /* the copy is what gets written: hash it, not the page a peer may be writing */
+  const void *copy = mpisw_journal_add(j, lo, src, hi - lo, e);
+  if (!copy) return -1;
+  h = mpisw_journal_hash(copy, hi - lo) | 1;
+  if (pend(m, i, h)) return mpisw_fail(e, MPISW_K_NOMEM, "storage_sync=atomic: out of memory");
+  *data += hi - lo;
+  return 0;
+}
+
+int mpisw_privmap_sync(struct mpisw_privmap *m, struct mpisw_journal *j, int fd,
+                       uint64_t *written, struct mpisw_error *e) {
+  if (written) *written = 0;
+  if (!m->addr) return 0;
+  uint64_t page = mpisw_page_size(), pages = m->len / page, data = 0;
+  uint64_t *pm = malloc(CHUNK * sizeof *pm);
+  if (!pm) return mpisw_fail(e, MPISW_K_NOMEM, "storage_sync=atomic: out of memory");
+  mpisw_journal_begin(j);
+  m->npend = 0;
+  int rc = 0;
+  for (uint64_t at = 0; at < pages && !rc; at += CHUNK) {
+    uint64_t n = pages - at < CHUNK ? pages - at : CHUNK;
+    off_t where = (off_t)(((uintptr_t)m->addr / page + at) * sizeof *pm);
+    ssize_t got = pread(m->pagemap, pm, n * sizeof *pm, where);
+    if (got != (ssize_t)(n * sizeof *pm)) {
+      rc = mpisw_fail(e, MPISW_K_IO, "storage_sync=atomic: reading /proc/self/pagemap failed: "
+                      "%s", got < 0 ? strerror(errno) : "short read");
+      break;
+    }
+    for (uint64_t k = 0; k < n && !rc; k++) {
+      /* written: an anonymous copy in memory, or swapped out */
+      int mine = ((pm[k] & PM_PRESENT) && !(pm[k] & PM_FILE)) || (pm[k] & PM_SWAPPED);
+      if (mine) rc = take_page(m, j, at + k, &data, e);
+    }
+  }
+  free(pm);
+  if (rc || !data) return rc;
+  if (mpisw_journal_commit(j, e) || mpisw_journal_apply(j, fd, e)) return -1;
+  if (written) *written = mpisw_journal_bytes(j) + data;
+  mpisw_journal_mark_applied(j, e); /* best effort: replaying it again is harmless */
+  for (uint64_t k = 0; k < m->npend; k += 2) m->hash[m->pend[k]] = m->pend[k + 1];
+  return 0;
+}
+
+void mpisw_privmap_stop(struct mpisw_privmap *m) {
+  if (m->pagemap > 0) close(m->pagemap);
+  m->pagemap = -1;
+  free(m->hash);
+  free(m->pend);
+  m->hash = m->pend = NULL;
+  m->addr = NULL;
+}
