@@ -49,11 +49,17 @@ int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64
       return -1;
     }
   }
-  if (mpisw_region_map(&p->region, &l, p->file.fd, -1, h->access, e)) {
+  if (mpisw_atomic_recover(&p->file, &l, e) ||
+      mpisw_region_map(&p->region, &l, p->file.fd, -1, h->access, e)) {
     mpisw_file_rollback(&p->file);
     return -1;
   }
-  mpisw_pager_attach(p);
+  if (mpisw_atomic_attach(p, e)) {
+    mpisw_region_unmap(&p->region);
+    mpisw_file_rollback(&p->file);
+    return -1;
+  }
+  if (!p->atomic) mpisw_pager_attach(p);
   finish(p);
   return 0;
 }
@@ -80,6 +86,7 @@ static int check_length(struct mpisw_place *p, struct mpisw_error *e) {
 }
 
 static int backend_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_error *e) {
+  if (p->atomic) return mpisw_atomic_sync(p, written, e);
   if (!p->pager) {
     int rc = mpisw_region_sync(&p->region, p->file.fd, p->sync_failed, written, e);
     p->sync_failed = rc != 0; /* only a whole successful pass clears it */
@@ -115,6 +122,7 @@ int mpisw_place_release(struct mpisw_place *p, int sync, struct mpisw_error *e) 
   int rc = 0;
   if (sync && !p->h.discard) rc = mpisw_place_sync(p, e);
   if (p->pager) mpisw_pager_detach(p);
+  mpisw_atomic_detach(p);
   mpisw_region_unmap(&p->region);
   mpisw_file_close(&p->file, p->remove_at_free);
   if (p->shm_fd >= 0) close(p->shm_fd);
@@ -138,6 +146,7 @@ void mpisw_place_count(const struct mpisw_place *p, int shared) {
 
 void mpisw_place_undo(struct mpisw_place *p) {
   if (p->pager) mpisw_pager_detach(p);
+  mpisw_atomic_detach(p);
   mpisw_region_unmap(&p->region);
   mpisw_file_rollback(&p->file);
   if (p->shm_fd >= 0) close(p->shm_fd);

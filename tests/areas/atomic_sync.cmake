@@ -8,3 +8,22 @@ target_include_directories(test_journal PRIVATE ${PROJECT_SOURCE_DIR}/src
 target_compile_definitions(test_journal PRIVATE _GNU_SOURCE)
 add_test(NAME unit_test_journal COMMAND test_journal 100)
 set_tests_properties(unit_test_journal PROPERTIES TIMEOUT 60 LABELS "atomic;durability")
+
+# MPI: the hint in effect (get_info), nothing in the file between syncs,
+# recovery when a window is made on the file again, fallbacks. t_atomic
+# writes journals itself (journal mode) with the core's objects.
+add_executable(t_atomic ${CMAKE_CURRENT_SOURCE_DIR}/mpi/t_atomic.c $<TARGET_OBJECTS:mpisw_core>)
+target_include_directories(t_atomic PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(t_atomic PRIVATE mpisw_testlib mpisw m)
+add_executable(atomic_check ${MPISW_TOOLS}/atomic_check.c $<TARGET_OBJECTS:mpisw_core>)
+target_include_directories(atomic_check PRIVATE ${PROJECT_SOURCE_DIR}/src
+                                                ${CMAKE_CURRENT_SOURCE_DIR}/mpi)
+target_compile_definitions(atomic_check PRIVATE _GNU_SOURCE)
+
+mpisw_mpi_test(atomic_basic_mmap PROG t_atomic ARGS basic mmap NP 1 2 LABELS "atomic;durability")
+mpisw_mpi_test(atomic_basic_pager PROG t_atomic ARGS basic pager NP 2
+               LABELS "atomic;durability;pager")
+mpisw_mpi_test(atomic_journal PROG t_atomic ARGS journal NP 1 2 LABELS "atomic;durability")
+mpisw_mpi_test(atomic_fallback PROG t_atomic ARGS fallback NP 2 LABELS "atomic;durability")
+mpisw_mpi_test(atomic_crash PROG t_atomic NP 2 LABELS "atomic;durability"
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_crash.sh)

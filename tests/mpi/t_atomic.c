@@ -1,0 +1,221 @@
+/*
+ * storage_sync=atomic (docs/DURABILITY.md "Atomic sync").
+ *   t_atomic basic B     B: mmap or pager. MPI_Win_get_info shows storage_sync=atomic,
+ *                        storage_sync_scope=local and the backend in effect (mmap: atomic
+ *                        runs there); nothing reaches the file between syncs, each sync
+ *                        writes what changed; the journal is gone after the free.
+ *   t_atomic crash DIR   the job is killed (SIGKILL, every rank) after a sync and more
+ *                        writes; then "recreate DIR": a new window on the same files
+ *                        holds exactly the synced state (tests/tools/atomic_crash.sh).
+ *   t_atomic recreate DIR
+ *   t_atomic journal     a journal a crash left with a complete commit is replayed when a
+ *                        window is made on the file (any window: this one is plain), one
+ *                        with a torn commit is dropped, one of other bytes is refused
+ *                        (MPISW_ERR_USAGE naming the journal).
+ *   t_atomic fallback    windows that cannot be atomic say so: a shared window shows
+ *                        storage_sync=plain; storage_node_shared=true gives way (false).
+ *   t_atomic loop DIR B  for tests/tools/atomic_kill.sh: syncs forever (steps of
+ *                        atomic_steps.h), appending each returned sync's number to
+ *                        DIR/returned-r<rank>; DIR/pid-r<rank> once the window exists.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomic_steps.h"
+#include "core/journal.h"
+#include "testlib.h"
+
+static const char *journal_of(const char *path, unsigned long long off) {
+  char *b = malloc(4200); /* never freed, as tl_path's */
+  CHECK(b != NULL, "malloc");
+  snprintf(b, 4200, "%s.mpisw-journal-%llu", path, off);
+  return b;
+}
+
+static int file_is(const char *path, off_t off, size_t len, int byte) {
+  char *b = malloc(len);
+  int ok = tl_pread(path, off, b, len) == (ssize_t)len;
+  for (size_t i = 0; ok && i < len; i++) ok = b[i] == (char)byte;
+  free(b);
+  return ok;
+}
+
+static void basic(const char *backend) {
+  size_t pg = tl_page, n = 16 * pg;
+  const char *path = tl_path("basic-r%d", tl_rank);
+  char be[64];
+  snprintf(be, sizeof be, "storage_backend=%s", backend);
+  char *base = NULL;
+  MPI_Win win;
+  TL_WALLOC(n, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic", be,
+            "storage_alloc_unlink=false");
+  const char *v = tl_win_info(win, "storage_sync");
+  CHECK(v && !strcmp(v, "atomic"), "storage_sync is %s, not atomic", v ? v : "(none)");
+  v = tl_win_info(win, "storage_sync_scope");
+  CHECK(v && !strcmp(v, "local"), "storage_sync_scope is %s, not local", v ? v : "(none)");
+  v = tl_win_info(win, "storage_backend");
+  CHECK(v && !strcmp(v, "mmap"), "storage_backend is %s: atomic runs on mmap", v ? v : "(none)");
+  memset(base + 2 * pg, 'a', 2 * pg);
+  TL_SYNC(win);
+  CHECK(file_is(path, 2 * pg, 2 * pg, 'a'), "the synced pages are not in the file");
+  memset(base + 5 * pg, 'b', pg);
+  base[2 * pg + 9] = 'c';
+  usleep(100000);
+  CHECK(file_is(path, 5 * pg, pg, 0) && file_is(path, 2 * pg + 9, 1, 'a'),
+        "bytes written after the last sync reached the file before the next sync");
+  CHECK(tl_exists(journal_of(path, 0)), "no journal %s next to the file", journal_of(path, 0));
+  TL_SYNC(win);
+  CHECK(file_is(path, 5 * pg, pg, 'b') && file_is(path, 2 * pg + 9, 1, 'c'),
+        "the second sync's pages are not in the file");
+  CHECK(base[2 * pg + 10] == 'a' && base[0] == 0, "the window lost its contents");
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK(!tl_exists(journal_of(path, 0)), "the journal is left after the free");
+  CHECK(file_is(path, 5 * pg, pg, 'b'), "the free lost the synced bytes");
+}
+
+/* First half: sync state A (pages 1-2 'A'), then write B (pages 2-4 'B') and die. */
+static const char *crash_file(const char *dir) {
+  char *b = malloc(4200); /* never freed, as tl_path's */
+  CHECK(b != NULL, "malloc");
+  snprintf(b, 4200, "%s/crash-r%d", dir, tl_rank);
+  return b;
+}
+
+static void crash(const char *dir) {
+  size_t pg = tl_page;
+  char *base = NULL;
+  MPI_Win win;
+  TL_WALLOC(8 * pg, MPI_COMM_WORLD, (void **)&base, &win, crash_file(dir), "storage_sync=atomic");
+  memset(base + pg, 'A', 2 * pg);
+  TL_SYNC(win);
+  memset(base + 2 * pg, 'B', 3 * pg);
+  MPI_Barrier(MPI_COMM_WORLD);
+  raise(SIGKILL);
+}
+
+static void recreate(const char *dir) {
+  size_t pg = tl_page;
+  char *base = NULL;
+  MPI_Win win;
+  TL_WALLOC(8 * pg, MPI_COMM_WORLD, (void **)&base, &win, crash_file(dir), "storage_sync=atomic");
+  for (size_t i = 0; i < 8 * pg; i++) {
+    char want = i >= pg && i < 3 * pg ? 'A' : 0;
+    CHECK(base[i] == want, "byte %zu is %d, the last synced state has %d", i, base[i], want);
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Writes a committed journal of 'N' over pages 2-3 of path's first 16
+ * pages; damage: 1 flips a byte of its body. */
+static void left_journal(const char *path, uint64_t roff, uint64_t rlen, int damage) {
+  struct mpisw_journal j;
+  struct mpisw_error e;
+  char *buf = malloc(2 * tl_page);
+  memset(buf, 'N', 2 * tl_page);
+  CHECK(mpisw_journal_open(&j, journal_of(path, roff), roff, rlen, 6, &e) == 0, "%s", e.msg);
+  CHECK(mpisw_journal_add(&j, 2 * tl_page, buf, 2 * tl_page, &e) != NULL, "%s", e.msg);
+  CHECK(mpisw_journal_commit(&j, &e) == 0, "%s", e.msg);
+  if (damage) {
+    char b = 0;
+    CHECK(pread(j.fd, &b, 1, MPISW_JOURNAL_HEAD + 100) == 1, "pread");
+    b ^= 1;
+    CHECK(pwrite(j.fd, &b, 1, MPISW_JOURNAL_HEAD + 100) == 1, "pwrite");
+  }
+  mpisw_journal_close(&j, 0);
+  free(buf);
+}
+
+static void journal(void) {
+  size_t pg = tl_page, n = 16 * pg;
+  const char *path = tl_path("journal-r%d", tl_rank);
+  for (int damage = 0; damage < 2; damage++) {
+    tl_write_pattern_file(path, 0, n, 1, 0600);
+    left_journal(path, 0, n, damage);
+    char *base;
+    MPI_Win win;
+    TL_WALLOC(n, MPI_COMM_WORLD, (void **)&base, &win, path); /* plain: recovery is for every window */
+    for (size_t i = 0; i < n; i++) {
+      int in = !damage && i >= 2 * pg && i < 4 * pg;
+      char want = in ? 'N' : (char)tl_pat(1, i);
+      CHECK(base[i] == want, "%s journal: byte %zu is %d, not %d", damage ? "torn" : "complete",
+            i, base[i], want);
+    }
+    CHECK_MPI(MPI_Win_free(&win));
+  }
+  /* a committed journal of bytes [0, 16 pages): a window on [0, 8 pages) cannot replay it */
+  left_journal(path, 0, n, 0);
+  MPI_Info info = tl_sinfo(path, NULL);
+  char *base = NULL;
+  MPI_Win win;
+  int rc = MPI_Win_allocate(8 * pg, 1, info, MPI_COMM_WORLD, &base, &win);
+  MPI_Info_free(&info);
+  EXPECT_ERR(rc, MPISW_ERR_USAGE, "mpisw-journal-0", "outside this window");
+  TL_WALLOC(n, MPI_COMM_WORLD, (void **)&base, &win, path);
+  CHECK(base[2 * pg] == 'N', "the journal was not replayed by the window of its range");
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void fallback(void) {
+  char *base = NULL;
+  MPI_Win win;
+  MPI_Info info = tl_sinfo(tl_path("shared"), "storage_sync=atomic", NULL);
+  CHECK_MPI(MPI_Win_allocate_shared(4 * tl_page, 1, info, MPI_COMM_WORLD, &base, &win));
+  MPI_Info_free(&info);
+  const char *v = tl_win_info(win, "storage_sync");
+  CHECK(v && !strcmp(v, "plain"), "a shared window shows storage_sync=%s", v ? v : "(none)");
+  CHECK_MPI(MPI_Win_free(&win));
+  TL_WALLOC(4 * tl_page, MPI_COMM_WORLD, (void **)&base, &win, tl_path("ns-r%d", tl_rank),
+            "storage_sync=atomic", "storage_node_shared=true");
+  v = tl_win_info(win, "storage_sync");
+  CHECK(v && !strcmp(v, "atomic"), "storage_sync=%s with storage_node_shared", v ? v : "(none)");
+  v = tl_win_info(win, "storage_node_shared");
+  CHECK(v && !strcmp(v, "false"), "storage_node_shared=%s on an atomic window", v ? v : "(none)");
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void loop(const char *dir, const char *backend) {
+  size_t pg = tl_page;
+  char path[4096], be[64], buf[4200];
+  snprintf(path, sizeof path, "%s/loop-r%d", dir, tl_rank);
+  snprintf(be, sizeof be, "storage_backend=%s", backend);
+  char *base = NULL;
+  MPI_Win win;
+  TL_WALLOC(ATOMIC_PAGES * pg, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic", be);
+  snprintf(buf, sizeof buf, "%s/returned-r%d", dir, tl_rank);
+  int rfd = open(buf, O_WRONLY | O_CREAT | O_APPEND, 0600);
+  snprintf(buf, sizeof buf, "%s/pid-r%d", dir, tl_rank);
+  FILE *f = fopen(buf, "w");
+  CHECK(rfd >= 0 && f, "cannot write into %s", dir);
+  fprintf(f, "%d\n", (int)getpid());
+  fclose(f);
+  CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+  for (int k = 1;; k++) {
+    int p[ATOMIC_CHANGE];
+    atomic_step_pages(tl_rank, k, p);
+    for (int i = 0; i < ATOMIC_CHANGE; i++) memset(base + p[i] * pg, atomic_step_byte(k), pg);
+    CHECK_MPI(MPI_Win_sync(win));
+    CHECK(write(rfd, &k, sizeof k) == sizeof k, "cannot record sync %d", k);
+  }
+}
+
+int main(int argc, char **argv) {
+  tl_init(&argc, &argv);
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (!strcmp(mode, "loop") && argc > 3) loop(argv[2], argv[3]);
+  if (!strcmp(mode, "crash") && argc > 2) crash(argv[2]);
+  if (!strcmp(mode, "recreate") && argc > 2) {
+    recreate(argv[2]);
+    return tl_finish();
+  }
+  tl_scratch();
+  if (!strcmp(mode, "basic")) basic(argc > 2 ? argv[2] : "mmap");
+  else if (!strcmp(mode, "journal")) journal();
+  else if (!strcmp(mode, "fallback")) fallback();
+  else CHECK(0, "unknown mode '%s'", mode);
+  return tl_finish();
+}
