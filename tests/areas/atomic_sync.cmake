@@ -27,3 +27,28 @@ mpisw_mpi_test(atomic_journal PROG t_atomic ARGS journal NP 1 2 LABELS "atomic;d
 mpisw_mpi_test(atomic_fallback PROG t_atomic ARGS fallback NP 2 LABELS "atomic;durability")
 mpisw_mpi_test(atomic_crash PROG t_atomic NP 2 LABELS "atomic;durability"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_crash.sh)
+
+# kill -9 at random instants during atomic syncs of a running job: of one
+# rank, of every rank, and with the pager asked for (atomic then runs on the
+# mmap backend). A trial costs about one job start (0.15-0.5 s); the 100
+# trials of the same cores are unit_test_journal's (forked, 2 s).
+# MPISW_ATOMIC_TRIALS=N runs N trials each instead.
+if(DEFINED ENV{MPISW_ATOMIC_TRIALS})
+  set(_atomic_trials $ENV{MPISW_ATOMIC_TRIALS})
+  set(_atomic_trials_pager $ENV{MPISW_ATOMIC_TRIALS})
+else()
+  set(_atomic_trials 10)
+  set(_atomic_trials_pager 10)
+endif()
+mpisw_mpi_test(atomic_kill_one PROG t_atomic NP 2 LABELS "atomic;durability"
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_kill.sh ${_atomic_trials} one mmap
+                      $<TARGET_FILE:atomic_check>)
+mpisw_mpi_test(atomic_kill_all PROG t_atomic NP 2 LABELS "atomic;durability"
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_kill.sh ${_atomic_trials} all mmap
+                      $<TARGET_FILE:atomic_check>)
+mpisw_mpi_test(atomic_kill_pager PROG t_atomic NP 1 LABELS "atomic;durability;pager"
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_kill.sh ${_atomic_trials_pager} all pager
+                      $<TARGET_FILE:atomic_check>)
+foreach(t atomic_kill_one_np2 atomic_kill_all_np2 atomic_kill_pager_np1)
+  set_tests_properties(mpi_${t} PROPERTIES TIMEOUT 120)
+endforeach()
