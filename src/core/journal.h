@@ -33,6 +33,9 @@ struct mpisw_journal {
   uint64_t count;               /* records in the body */
   uint64_t last_off, last_len;  /* the last record, extended by adjacent adds */
   uint64_t last_at;             /* its offset in buf */
+  int direct_fd;                /* the data file opened O_DIRECT for apply, or -1 */
+  char *bounce;                 /* aligned copy of a record for direct_fd */
+  int data_fd, apply_err;       /* apply's file and first errno */
 };
 
 /* Change detection and checksums (not cryptography): 64-bit, over any n. */
@@ -72,6 +75,12 @@ const void *mpisw_journal_add(struct mpisw_journal *j, uint64_t off, const void 
 uint64_t mpisw_journal_bytes(const struct mpisw_journal *j);
 /* Writes header + body at offset 0 and fdatasyncs: durable on return. */
 int mpisw_journal_commit(struct mpisw_journal *j, struct mpisw_error *e);
+/* Writes apply's page-aligned records with O_DIRECT through a second
+ * descriptor of data_fd: exactly the changed pages reach the device, where
+ * buffered writes would write every large folio they touch whole (ext4
+ * caches files in folios of up to 2 MiB). 0, or -1 when the file system
+ * refuses O_DIRECT (then apply writes through the page cache). */
+int mpisw_journal_direct(struct mpisw_journal *j, int data_fd);
 /* Writes the committed records in place into data_fd and fdatasyncs it. */
 int mpisw_journal_apply(struct mpisw_journal *j, int data_fd, struct mpisw_error *e);
 /* Zeroes the header (no sync needed: replaying an applied journal again is

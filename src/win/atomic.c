@@ -69,11 +69,12 @@ int mpisw_atomic_attach(struct mpisw_place *p, struct mpisw_error *e) {
   }
   if (mpisw_privmap_start(&a->pm, p->region.reserve + l->map_file_at, l->map_file_len,
                           p->file.fd, l->map_file_off, l->file_off, l->file_off + l->sto_len,
-                          p->h.access, e)) {
+                          p->h.access, MPISW_PRIVMAP_AUTO, e)) {
     mpisw_journal_close(&a->j, 1);
     free(a);
     return -1;
   }
+  mpisw_journal_direct(&a->j, p->file.fd); /* none: buffered writes, which are correct too */
   if (p->h.backend == MPISW_BACKEND_PAGER && mpisw_report_enabled()) {
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
