@@ -41,6 +41,8 @@ static void destroy(struct mpisw_pager *pg) {
   free(pg->q_evict.v);
   free(pg->q_flush.v);
   free(pg->q_load.v);
+  free(pg->jpos);
+  pthread_mutex_destroy(&pg->jmu);
   pthread_mutex_destroy(&pg->mu);
   pthread_mutex_destroy(&pg->sync_mu);
   pthread_cond_destroy(&pg->cv);
@@ -57,6 +59,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   if (!pg) return mpisw_fail(e, MPISW_K_NOMEM, "pager: out of memory"), NULL;
   pthread_mutex_init(&pg->mu, NULL);
   pthread_mutex_init(&pg->sync_mu, NULL);
+  pthread_mutex_init(&pg->jmu, NULL);
   pthread_cond_init(&pg->cv, NULL);
   pthread_cond_init(&pg->qcv, NULL);
   pg->uffd = pg->pagemap = pg->wake_fd = pg->dfd = -1;
@@ -214,6 +217,7 @@ int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
   pthread_mutex_unlock(&pg->sync_mu);
   if (err)
     return mpisw_fail(e, mpisw_errno_kind(err), "pager: %s failed: %s", what, strerror(err));
+  if (pg->jr) return mpisw_pager_journal_sync(pg, e); /* its apply syncs the file */
   if (fdatasync(pg->fd) != 0)
     return mpisw_fail(e, mpisw_errno_kind(errno), "fdatasync failed: %s", strerror(errno));
   return 0;

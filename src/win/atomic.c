@@ -8,12 +8,14 @@
 
 #include "core/journal.h"
 #include "core/privmap.h"
+#include "pager/pager.h"
 #include "win/internal.h"
 
 struct mpisw_atomic {
-  struct mpisw_privmap pm;
+  struct mpisw_privmap pm; /* mmap backend */
   struct mpisw_journal j;
-  int pending; /* a sync failed after its commit: the journal must stay */
+  int on_pager;            /* the pager writes through j (pager/pager_io.c) */
+  int pending;             /* a sync failed after its commit: the journal must stay */
 };
 
 void mpisw_atomic_not_honoured(const struct mpisw_hints *h, const char *path,
@@ -67,6 +69,22 @@ int mpisw_atomic_attach(struct mpisw_place *p, struct mpisw_error *e) {
     free(a);
     return -1;
   }
+  mpisw_journal_direct(&a->j, p->file.fd); /* none: buffered writes, which are correct too */
+  if (p->h.backend == MPISW_BACKEND_PAGER) {
+    mpisw_pager_attach(p); /* a pager that cannot run leaves the file mapping: mmap below */
+    if (p->pager) {
+      mpisw_pager_set_atomic(p->pager, &a->j);
+      if (!mpisw_pager_is_atomic(p->pager)) {
+        mpisw_pager_detach(p);
+        mpisw_journal_close(&a->j, 1);
+        free(a);
+        return mpisw_fail(e, MPISW_K_NOMEM, "storage_sync=atomic: out of memory");
+      }
+      a->on_pager = 1;
+      p->atomic = a;
+      return 0;
+    }
+  }
   if (mpisw_privmap_start(&a->pm, p->region.reserve + l->map_file_at, l->map_file_len,
                           p->file.fd, l->map_file_off, l->file_off, l->file_off + l->sto_len,
                           p->h.access, MPISW_PRIVMAP_AUTO, e)) {
@@ -74,15 +92,12 @@ int mpisw_atomic_attach(struct mpisw_place *p, struct mpisw_error *e) {
     free(a);
     return -1;
   }
-  mpisw_journal_direct(&a->j, p->file.fd); /* none: buffered writes, which are correct too */
-  if (p->h.backend == MPISW_BACKEND_PAGER && mpisw_report_enabled()) {
-    int rank = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "mpisw: rank %d: '%s': storage_sync=atomic runs on the mmap backend, not "
-            "the pager (MPI_Win_get_info shows storage_backend=mmap)\n", rank, p->file.path);
-  }
   p->atomic = a;
   return 0;
+}
+
+int mpisw_atomic_on_pager(const struct mpisw_place *p) {
+  return p->atomic && p->atomic->on_pager;
 }
 
 int mpisw_atomic_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_error *e) {
@@ -90,6 +105,10 @@ int mpisw_atomic_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_err
   int rc = mpisw_privmap_sync(&a->pm, &a->j, p->file.fd, written, e);
   a->pending = rc != 0;
   return rc;
+}
+
+void mpisw_atomic_sync_done(struct mpisw_place *p, int rc) {
+  if (p->atomic) p->atomic->pending = rc != 0;
 }
 
 void mpisw_atomic_detach(struct mpisw_place *p) {

@@ -84,7 +84,11 @@ int mpisw_atomic_recover(const struct mpisw_file *f, const struct mpisw_layout *
 /* After the range is mapped: with storage_sync=atomic, maps the storage part
  * privately and opens its journal (p->atomic); block devices stay plain. */
 int mpisw_atomic_attach(struct mpisw_place *p, struct mpisw_error *e);
-/* One all-or-nothing sync of p->atomic's storage part. */
+/* 1 when the pager runs the atomic window (its sync goes through the pager). */
+int mpisw_atomic_on_pager(const struct mpisw_place *p);
+/* After a pager sync of an atomic window: rc != 0 keeps the journal at free. */
+void mpisw_atomic_sync_done(struct mpisw_place *p, int rc);
+/* One all-or-nothing sync of p->atomic's storage part (mmap backend). */
 int mpisw_atomic_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_error *e);
 /* Frees p->atomic; its journal file goes unless a commit is unapplied. */
 void mpisw_atomic_detach(struct mpisw_place *p);

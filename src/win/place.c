@@ -86,13 +86,14 @@ static int check_length(struct mpisw_place *p, struct mpisw_error *e) {
 }
 
 static int backend_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_error *e) {
-  if (p->atomic) return mpisw_atomic_sync(p, written, e);
+  if (p->atomic && !mpisw_atomic_on_pager(p)) return mpisw_atomic_sync(p, written, e);
   if (!p->pager) {
     int rc = mpisw_region_sync(&p->region, p->file.fd, p->sync_failed, written, e);
     p->sync_failed = rc != 0; /* only a whole successful pass clears it */
     return rc;
   }
   int rc = mpisw_pager_place_sync(p, e);
+  mpisw_atomic_sync_done(p, rc);
   uint64_t total = mpisw_pager_bytes_written(p->pager);
   *written = total - p->pager_written;
   p->pager_written = total;

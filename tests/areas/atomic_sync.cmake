@@ -23,14 +23,16 @@ target_compile_definitions(atomic_check PRIVATE _GNU_SOURCE)
 mpisw_mpi_test(atomic_basic_mmap PROG t_atomic ARGS basic mmap NP 1 2 LABELS "atomic;durability")
 mpisw_mpi_test(atomic_basic_pager PROG t_atomic ARGS basic pager NP 2
                LABELS "atomic;durability;pager")
+mpisw_mpi_test(atomic_evict_pager PROG t_atomic ARGS evict NP 1 2 ENV MPISW_PAGER_BLOCK=16K
+               LABELS "atomic;durability;pager")
 mpisw_mpi_test(atomic_journal PROG t_atomic ARGS journal NP 1 2 LABELS "atomic;durability")
 mpisw_mpi_test(atomic_fallback PROG t_atomic ARGS fallback NP 2 LABELS "atomic;durability")
 mpisw_mpi_test(atomic_crash PROG t_atomic NP 2 LABELS "atomic;durability"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_crash.sh)
 
 # kill -9 at random instants during atomic syncs of a running job: of one
-# rank, of every rank, and with the pager asked for (atomic then runs on the
-# mmap backend). A trial costs about one job start (0.15-0.5 s); the 100
+# rank, of every rank, and on the pager (16 KiB blocks, room for half the
+# window: written blocks are evicted into the journal between syncs). A trial costs about one job start (0.15-0.5 s); the 100
 # trials of the same cores are unit_test_journal's (forked, 2 s).
 # MPISW_ATOMIC_TRIALS=N runs N trials each instead.
 if(DEFINED ENV{MPISW_ATOMIC_TRIALS})
@@ -47,6 +49,7 @@ mpisw_mpi_test(atomic_kill_all PROG t_atomic NP 2 LABELS "atomic;durability"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_kill.sh ${_atomic_trials} all mmap
                       $<TARGET_FILE:atomic_check>)
 mpisw_mpi_test(atomic_kill_pager PROG t_atomic NP 1 LABELS "atomic;durability;pager"
+               ENV MPISW_PAGER_BLOCK=16K
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_kill.sh ${_atomic_trials_pager} all pager
                       $<TARGET_FILE:atomic_check>)
 foreach(t atomic_kill_one_np2 atomic_kill_all_np2 atomic_kill_pager_np1)

@@ -1,9 +1,12 @@
 /*
  * storage_sync=atomic (docs/DURABILITY.md "Atomic sync").
  *   t_atomic basic B     B: mmap or pager. MPI_Win_get_info shows storage_sync=atomic,
- *                        storage_sync_scope=local and the backend in effect (mmap: atomic
- *                        runs there); nothing reaches the file between syncs, each sync
- *                        writes what changed; the journal is gone after the free.
+ *                        storage_sync_scope=local and the backend; nothing reaches the file
+ *                        between syncs, each sync writes what changed; the journal is gone
+ *                        after the free.
+ *   t_atomic evict       the pager with room for 4 blocks of 16 KiB, a window of 16: the
+ *                        written blocks it evicts between syncs do not reach the file, and
+ *                        read back right (from the journal) before the sync.
  *   t_atomic crash DIR   the job is killed (SIGKILL, every rank) after a sync and more
  *                        writes; then "recreate DIR": a new window on the same files
  *                        holds exactly the synced state (tests/tools/atomic_crash.sh).
@@ -58,8 +61,9 @@ static void basic(const char *backend) {
   CHECK(v && !strcmp(v, "atomic"), "storage_sync is %s, not atomic", v ? v : "(none)");
   v = tl_win_info(win, "storage_sync_scope");
   CHECK(v && !strcmp(v, "local"), "storage_sync_scope is %s, not local", v ? v : "(none)");
+  if (!strcmp(backend, "pager")) tl_require_pager(&win);
   v = tl_win_info(win, "storage_backend");
-  CHECK(v && !strcmp(v, "mmap"), "storage_backend is %s: atomic runs on mmap", v ? v : "(none)");
+  CHECK(v && !strcmp(v, backend), "storage_backend is %s, not %s", v ? v : "(none)", backend);
   memset(base + 2 * pg, 'a', 2 * pg);
   TL_SYNC(win);
   CHECK(file_is(path, 2 * pg, 2 * pg, 'a'), "the synced pages are not in the file");
@@ -76,6 +80,28 @@ static void basic(const char *backend) {
   CHECK_MPI(MPI_Win_free(&win));
   CHECK(!tl_exists(journal_of(path, 0)), "the journal is left after the free");
   CHECK(file_is(path, 5 * pg, pg, 'b'), "the free lost the synced bytes");
+}
+
+static void evict(void) {
+  size_t pg = tl_page, n = 64 * pg; /* 16 blocks of 16 KiB (MPISW_PAGER_BLOCK=16K) */
+  const char *path = tl_path("evict-r%d", tl_rank);
+  char *base = NULL;
+  MPI_Win win;
+  TL_WALLOC(n, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic",
+            "storage_backend=pager", "storage_pager_memory=64K");
+  tl_require_pager(&win);
+  for (int round = 1; round <= 3; round++) {
+    tl_fill(base, n, (unsigned)round, 0); /* every block written: most are evicted */
+    CHECK(tl_verify(base, n, (unsigned)round, 0) < 0, "round %d: the window reads back wrong "
+          "before the sync (%s)", round, tl_describe(base, n, 0));
+    if (round == 1)
+      CHECK(file_is(path, 0, n, 0), "round 1: evicted blocks reached the file before a sync");
+    else
+      CHECK_FILE_PATTERN(path, 0, n, (unsigned)round - 1, 0);
+    TL_SYNC(win);
+    CHECK_FILE_PATTERN(path, 0, n, (unsigned)round, 0);
+  }
+  CHECK_MPI(MPI_Win_free(&win));
 }
 
 /* First half: sync state A (pages 1-2 'A'), then write B (pages 2-4 'B') and die. */
@@ -185,7 +211,9 @@ static void loop(const char *dir, const char *backend) {
   snprintf(be, sizeof be, "storage_backend=%s", backend);
   char *base = NULL;
   MPI_Win win;
-  TL_WALLOC(ATOMIC_PAGES * pg, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic", be);
+  /* the pager with room for half the window: evictions between syncs too */
+  TL_WALLOC(ATOMIC_PAGES * pg, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic",
+            be, "storage_pager_memory=64K");
   snprintf(buf, sizeof buf, "%s/returned-r%d", dir, tl_rank);
   int rfd = open(buf, O_WRONLY | O_CREAT | O_APPEND, 0600);
   snprintf(buf, sizeof buf, "%s/pid-r%d", dir, tl_rank);
@@ -215,6 +243,7 @@ int main(int argc, char **argv) {
   tl_scratch();
   if (!strcmp(mode, "basic")) basic(argc > 2 ? argv[2] : "mmap");
   else if (!strcmp(mode, "journal")) journal();
+  else if (!strcmp(mode, "evict")) evict();
   else if (!strcmp(mode, "fallback")) fallback();
   else CHECK(0, "unknown mode '%s'", mode);
   return tl_finish();
