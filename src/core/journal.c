@@ -375,6 +375,11 @@ int mpisw_journal_apply(struct mpisw_journal *j, int data_fd, struct mpisw_error
 
 int mpisw_journal_mark_applied(struct mpisw_journal *j, struct mpisw_error *e) {
   if (j->fd < 0) return 0;
+  /* Its cached pages go first (clean after the commit's fdatasync), so the
+   * next commit's write makes new ones of its own size: a small write into
+   * a large folio left by a big commit would dirty (and write) all of it.
+   * Truncating would do the same at the price of a metadata commit. */
+  posix_fadvise(j->fd, 0, 0, POSIX_FADV_DONTNEED);
   int err = zero_header(j->fd);
   if (err) return io_fail(e, err, "cannot mark it applied", j->path);
   return 0;

@@ -84,7 +84,7 @@ int mpisw_journal_direct(struct mpisw_journal *j, int data_fd);
 /* Writes the committed records in place into data_fd and fdatasyncs it. */
 int mpisw_journal_apply(struct mpisw_journal *j, int data_fd, struct mpisw_error *e);
 /* Zeroes the header (no sync needed: replaying an applied journal again is
- * harmless, and the next commit overwrites it). */
+ * harmless, and the next commit overwrites it) and drops its cached pages. */
 int mpisw_journal_mark_applied(struct mpisw_journal *j, struct mpisw_error *e);
 /* Closes; removes the journal file when remove is set. */
 void mpisw_journal_close(struct mpisw_journal *j, int remove);

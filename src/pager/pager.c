@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/journal.h"
 #include "core/storage.h"
 #include "pager/pager_internal.h"
 
@@ -42,6 +43,7 @@ static void destroy(struct mpisw_pager *pg) {
   free(pg->q_flush.v);
   free(pg->q_load.v);
   free(pg->jpos);
+  free(pg->jreg);
   pthread_mutex_destroy(&pg->jmu);
   pthread_mutex_destroy(&pg->mu);
   pthread_mutex_destroy(&pg->sync_mu);
@@ -197,16 +199,96 @@ static void collect(struct mpisw_pager *pg, const struct page_region *v, long n)
   pthread_mutex_unlock(&pg->mu);
 }
 
+/* Atomic: the written regions are kept, to journal only their pages. */
+static void collect_regions(struct mpisw_pager *pg, const struct page_region *v, long n) {
+  if (pg->njreg + 2 * (uint64_t)n > pg->capjreg) {
+    uint64_t cap = pg->capjreg ? pg->capjreg : 256;
+    while (cap < pg->njreg + 2 * (uint64_t)n) cap *= 2;
+    uint64_t *r = realloc(pg->jreg, cap * sizeof *r);
+    if (!r) { /* whole blocks then, as a plain sync flushes them */
+      collect(pg, v, n);
+      return;
+    }
+    pg->jreg = r;
+    pg->capjreg = cap;
+  }
+  for (long k = 0; k < n; k++) {
+    pg->jreg[pg->njreg++] = v[k].start - (uintptr_t)pg->addr;
+    pg->jreg[pg->njreg++] = v[k].end - (uintptr_t)pg->addr;
+  }
+}
+
+/* Journals the written pages [from, to) of block i (window offsets) when it
+ * is in memory and idle (claimed like a flush meanwhile, so no eviction
+ * moves it), then takes its hash as the one matching the file; any other
+ * block goes the plain way, written whole by a flush or its eviction. */
+static void journal_pages(struct mpisw_pager *pg, uint64_t i, uint64_t from, uint64_t to) {
+  struct block *bl = &pg->b[i];
+  pthread_mutex_lock(&pg->mu);
+  int mine = bl->state == PRESENT && !(bl->flags & (F_FLUSHING | F_EVICTQ | F_READERR));
+  if (mine) {
+    bl->flags |= F_FLUSHING;
+    pg->flush_pending++;
+  } else {
+    mark_flush(pg, from, to);
+    pthread_cond_broadcast(&pg->qcv);
+  }
+  pthread_mutex_unlock(&pg->mu);
+  if (!mine) return;
+  uint64_t start = i * pg->block, n = pager_block_bytes(pg, i);
+  uint64_t lo = pg->file_off + from, hi = pg->file_off + to;
+  if (lo < pg->data_start) lo = pg->data_start;
+  if (hi > pg->data_end) hi = pg->data_end;
+  int rc = 0;
+  PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
+  if (lo < hi) {
+    struct mpisw_error e;
+    pthread_mutex_lock(&pg->jmu);
+    if (!mpisw_journal_add(pg->jr, lo, pg->addr + (lo - pg->file_off), hi - lo, &e)) rc = ENOMEM;
+    pthread_mutex_unlock(&pg->jmu);
+  }
+  uint64_t h = mpisw_pager_hash_block(pg->addr + start, n);
+  PAGER_WINDOW_ACCESS_END();
+  if (rc) { /* not saved: marked written again, for the next sync */
+    mpisw_pager_set_error(pg, rc, "journal");
+    mpisw_pager_unprotect(pg, pg->addr + from, to - from);
+  }
+  pthread_mutex_lock(&pg->mu);
+  if (!rc) {
+    bl->hash = h;
+    bl->flags |= F_ONFILE;
+  }
+  bl->flags &= ~(unsigned)(F_FLUSHING | F_REFLUSH);
+  pg->flush_pending--;
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
+static void journal_regions(struct mpisw_pager *pg) {
+  for (uint64_t k = 0; k < pg->njreg; k += 2) {
+    uint64_t s = pg->jreg[k], end = pg->jreg[k + 1];
+    while (s < end) {
+      uint64_t i = s / pg->block, bend = (i + 1) * pg->block;
+      uint64_t to = end < bend ? end : bend;
+      journal_pages(pg, i, s, to);
+      s = to;
+    }
+  }
+  pg->njreg = 0;
+}
+
 int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
   /* One scan: each block written before it is flushed, or left to the
    * eviction in its way, which writes it or (failing to move it) flushes it.
    * Syncs go one at a time: a second one must not find pages the first has
    * write-protected but not yet marked, and return before they are saved. */
   pthread_mutex_lock(&pg->sync_mu);
-  if (mpisw_pager_scan_written(pg, pg->addr, pg->len, 1, collect) < 0) {
+  pg->njreg = 0;
+  if (mpisw_pager_scan_written(pg, pg->addr, pg->len, 1, pg->jr ? collect_regions : collect) < 0) {
     pthread_mutex_unlock(&pg->sync_mu);
     return mpisw_fail(e, MPISW_K_IO, "pager: PAGEMAP_SCAN failed: %s", strerror(errno));
   }
+  if (pg->jr) journal_regions(pg); /* atomic: the written pages, not whole blocks */
   pthread_mutex_lock(&pg->mu);
   while (pg->flush_pending || pg->nevicting || pg->evq) pthread_cond_wait(&pg->cv, &pg->mu);
   int err = pg->err;

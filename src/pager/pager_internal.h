@@ -128,6 +128,8 @@ struct mpisw_pager {
   struct mpisw_journal *jr;
   pthread_mutex_t jmu;  /* the journal, jpos, and loads against a sync's apply */
   uint64_t *jpos;       /* per block: 1 + offset in jr->buf of its latest bytes, 0: none */
+  uint64_t *jreg;       /* a sync's written regions (start, end pairs), see pager.c */
+  uint64_t njreg, capjreg;
 };
 
 /* Rings of block numbers (each block in a given ring at most once). */

@@ -133,18 +133,19 @@ int mpisw_pager_is_atomic(const struct mpisw_pager *pg) { return pg->jr != NULL;
 int mpisw_pager_journal_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
   pthread_mutex_lock(&pg->jmu);
   int rc = 0;
+  uint64_t n = 0;
   if (pg->jr->count) {
     rc = mpisw_journal_commit(pg->jr, e) || mpisw_journal_apply(pg->jr, pg->fd, e) ? -1 : 0;
     if (!rc) { /* on the file now: loads read it there */
-      uint64_t n = mpisw_journal_bytes(pg->jr) + (pg->jr->len - MPISW_JOURNAL_HEAD);
+      n = mpisw_journal_bytes(pg->jr) + (pg->jr->len - MPISW_JOURNAL_HEAD);
       mpisw_journal_mark_applied(pg->jr, e);
       mpisw_journal_begin(pg->jr);
       memset(pg->jpos, 0, pg->nblocks * sizeof *pg->jpos);
-      pthread_mutex_lock(&pg->mu);
-      pg->st.bytes_written += n;
-      pthread_mutex_unlock(&pg->mu);
     }
   }
   pthread_mutex_unlock(&pg->jmu);
+  pthread_mutex_lock(&pg->mu); /* never under jmu: the sync takes mu, then jmu */
+  pg->st.bytes_written += n;
+  pthread_mutex_unlock(&pg->mu);
   return rc;
 }
