@@ -218,11 +218,12 @@ static void collect_regions(struct mpisw_pager *pg, const struct page_region *v,
   }
 }
 
-/* Journals the written pages [from, to) of block i (window offsets) when it
- * is in memory and idle (claimed like a flush meanwhile, so no eviction
- * moves it), then takes its hash as the one matching the file; any other
- * block goes the plain way, written whole by a flush or its eviction. */
-static void journal_pages(struct mpisw_pager *pg, uint64_t i, uint64_t from, uint64_t to) {
+/* Journals the written pages of block i, the pieces [v[2k], v[2k+1]) of
+ * window offsets, when the block is in memory and idle (claimed like a flush
+ * meanwhile, so no eviction moves it), then takes its hash once as the one
+ * matching the file; any other block goes the plain way, written whole by a
+ * flush or its eviction. */
+static void journal_block(struct mpisw_pager *pg, uint64_t i, const uint64_t *v, uint64_t n) {
   struct block *bl = &pg->b[i];
   pthread_mutex_lock(&pg->mu);
   int mine = bl->state == PRESENT && !(bl->flags & (F_FLUSHING | F_EVICTQ | F_READERR));
@@ -230,28 +231,28 @@ static void journal_pages(struct mpisw_pager *pg, uint64_t i, uint64_t from, uin
     bl->flags |= F_FLUSHING;
     pg->flush_pending++;
   } else {
-    mark_flush(pg, from, to);
+    mark_flush(pg, i * pg->block, i * pg->block + pager_block_bytes(pg, i));
     pthread_cond_broadcast(&pg->qcv);
   }
   pthread_mutex_unlock(&pg->mu);
   if (!mine) return;
-  uint64_t start = i * pg->block, n = pager_block_bytes(pg, i);
-  uint64_t lo = pg->file_off + from, hi = pg->file_off + to;
-  if (lo < pg->data_start) lo = pg->data_start;
-  if (hi > pg->data_end) hi = pg->data_end;
   int rc = 0;
   PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
-  if (lo < hi) {
+  pthread_mutex_lock(&pg->jmu);
+  for (uint64_t k = 0; k < n && !rc; k += 2) {
+    uint64_t lo = pg->file_off + v[k], hi = pg->file_off + v[k + 1];
+    if (lo < pg->data_start) lo = pg->data_start;
+    if (hi > pg->data_end) hi = pg->data_end;
     struct mpisw_error e;
-    pthread_mutex_lock(&pg->jmu);
-    if (!mpisw_journal_add(pg->jr, lo, pg->addr + (lo - pg->file_off), hi - lo, &e)) rc = ENOMEM;
-    pthread_mutex_unlock(&pg->jmu);
+    if (lo < hi && !mpisw_journal_add(pg->jr, lo, pg->addr + (lo - pg->file_off), hi - lo, &e))
+      rc = ENOMEM;
   }
-  uint64_t h = mpisw_pager_hash_block(pg->addr + start, n);
+  pthread_mutex_unlock(&pg->jmu);
+  uint64_t h = rc ? 0 : mpisw_pager_hash_block(pg->addr + i * pg->block, pager_block_bytes(pg, i));
   PAGER_WINDOW_ACCESS_END();
   if (rc) { /* not saved: marked written again, for the next sync */
     mpisw_pager_set_error(pg, rc, "journal");
-    mpisw_pager_unprotect(pg, pg->addr + from, to - from);
+    for (uint64_t k = 0; k < n; k += 2) mpisw_pager_unprotect(pg, pg->addr + v[k], v[k + 1] - v[k]);
   }
   pthread_mutex_lock(&pg->mu);
   if (!rc) {
@@ -264,16 +265,23 @@ static void journal_pages(struct mpisw_pager *pg, uint64_t i, uint64_t from, uin
   pthread_mutex_unlock(&pg->mu);
 }
 
+/* The regions (in address order) cut at block boundaries, block by block. */
 static void journal_regions(struct mpisw_pager *pg) {
+  uint64_t piece[128], np = 0, cur = UINT64_MAX;
   for (uint64_t k = 0; k < pg->njreg; k += 2) {
-    uint64_t s = pg->jreg[k], end = pg->jreg[k + 1];
-    while (s < end) {
-      uint64_t i = s / pg->block, bend = (i + 1) * pg->block;
-      uint64_t to = end < bend ? end : bend;
-      journal_pages(pg, i, s, to);
+    for (uint64_t s = pg->jreg[k], end = pg->jreg[k + 1]; s < end;) {
+      uint64_t i = s / pg->block, to = (i + 1) * pg->block < end ? (i + 1) * pg->block : end;
+      if ((i != cur || np == 128) && np) {
+        journal_block(pg, cur, piece, np);
+        np = 0;
+      }
+      cur = i;
+      piece[np++] = s;
+      piece[np++] = to;
       s = to;
     }
   }
+  if (np) journal_block(pg, cur, piece, np);
   pg->njreg = 0;
 }
 
