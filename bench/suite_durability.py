@@ -1,8 +1,7 @@
 """Suite "durability": atomic vs plain MPI_Win_sync (docs/DURABILITY.md) of a
 64 MiB storage window of which 1% of the pages (random, a new set per round)
 changed since the last sync; bench/durability_bench.c, one rank, both
-backends asked for (storage_backend=pager runs atomic windows on the mmap
-backend, so its plain side is the pager's own sync). Both windows are
+backends (the pager's plain sync writes whole blocks, 2 MiB each). Both windows are
 measured in interleaved rounds (A B, B A, ...); the ratios atomic / plain
 of time and bytes are taken per (rep, round), and an A/A step (atomic
 against atomic) shows what noise alone gives. Bytes: the device's written
@@ -101,8 +100,8 @@ def readme(doc):
     s = ["### Atomic vs plain sync (durability)", "",
          "One rank, a storage window of which 1% of the pages changed since the last sync "
          "(min / median / max over rounds and reps): seconds of MPI_Win_sync, bytes the "
-         "device wrote meanwhile, bytes the process wrote to the file system. storage_backend"
-         "=pager: the plain window is the pager's; atomic windows run on mmap.", ""]
+         "device wrote meanwhile (other processes' writes count too), bytes the process wrote "
+         "to the file system.", ""]
     rows = []
     for x in sorted(summ, key=lambda x: (x["fields"].get("backend"), bool(x["fields"].get("aa")),
                                          x["fields"].get("kind"))):
