@@ -25,6 +25,10 @@ mpisw_mpi_test(atomic_basic_pager PROG t_atomic ARGS basic pager NP 2
                LABELS "atomic;durability;pager")
 mpisw_mpi_test(atomic_evict_pager PROG t_atomic ARGS evict NP 1 2 ENV MPISW_PAGER_BLOCK=16K
                LABELS "atomic;durability;pager")
+# A full file system under the journal (root: a tmpfs of 1 MiB): the failed
+# sync leaves the last synced state, the next one after healing writes all.
+mpisw_mpi_test(atomic_full_mmap PROG t_atomic ARGS full mmap NP 1 LABELS "atomic;durability;root"
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_full.sh --)
 mpisw_mpi_test(atomic_journal PROG t_atomic ARGS journal NP 1 2 LABELS "atomic;durability")
 mpisw_mpi_test(atomic_fallback PROG t_atomic ARGS fallback NP 2 LABELS "atomic;durability")
 mpisw_mpi_test(atomic_crash PROG t_atomic NP 2 LABELS "atomic;durability"

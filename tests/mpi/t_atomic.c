@@ -11,6 +11,10 @@
  *                        writes; then "recreate DIR": a new window on the same files
  *                        holds exactly the synced state (tests/tools/atomic_crash.sh).
  *   t_atomic recreate DIR
+ *   t_atomic full B      under tests/tools/atomic_full.sh (B: mmap or pager): the journal
+ *                        does not fit the file system: the sync fails (MPISW_ERR_NOSPACE
+ *                        naming the journal), the file keeps the last synced state;
+ *                        given room, the next sync writes everything since.
  *   t_atomic journal     a journal a crash left with a complete commit is replayed when a
  *                        window is made on the file (any window: this one is plain), one
  *                        with a torn commit is dropped, one of other bytes is refused
@@ -186,6 +190,40 @@ static void journal(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+static void full(const char *backend) {
+  size_t pg = tl_page, n = 128 * pg; /* 512 KiB of a 1 MiB file system */
+  const char *dir = getenv("MPISW_FULL_DIR"), *heal = getenv("MPISW_FULL_HEAL");
+  CHECK(dir && heal, "MPISW_FULL_DIR is not set: run under tests/tools/atomic_full.sh");
+  char path[4096], be[64];
+  snprintf(path, sizeof path, "%s/full-r%d", dir, tl_rank);
+  snprintf(be, sizeof be, "storage_backend=%s", backend);
+  char *base = NULL;
+  MPI_Win win;
+  TL_WALLOC(n, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic", be);
+  if (!strcmp(backend, "pager")) {
+    const char *v = tl_win_info(win, "storage_backend"); /* tmpfs: no O_DIRECT, no pager */
+    if (v && strcmp(v, "pager")) {
+      CHECK_MPI(MPI_Win_free(&win));
+      tl_skip("the pager cannot run on a tmpfs (no O_DIRECT)");
+    }
+  }
+  tl_fill(base, 32 * pg, 1, 0); /* a journal of 128 KiB fits */
+  TL_SYNC(win);
+  CHECK_FILE_PATTERN(path, 0, 32 * pg, 1, 0);
+  tl_fill(base, n, 2, 0); /* one of 512 KiB does not */
+  CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+  int rc = MPI_Win_sync(win);
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  EXPECT_ERR(rc, MPISW_ERR_NOSPACE, "mpisw-journal-0", "No space left");
+  CHECK_FILE_PATTERN(path, 0, 32 * pg, 1, 0); /* the last synced state, whole */
+  CHECK(file_is(path, 32 * pg, n - 32 * pg, 0), "a failed atomic sync wrote into the file");
+  CHECK(system(heal) == 0, "%s failed", heal);
+  TL_SYNC(win); /* everything written since the last good sync, this time */
+  CHECK_FILE_PATTERN(path, 0, n, 2, 0);
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK(!tl_exists(journal_of(path, 0)), "the journal is left after the free");
+}
+
 static void fallback(void) {
   char *base = NULL;
   MPI_Win win;
@@ -244,6 +282,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "basic")) basic(argc > 2 ? argv[2] : "mmap");
   else if (!strcmp(mode, "journal")) journal();
   else if (!strcmp(mode, "evict")) evict();
+  else if (!strcmp(mode, "full")) full(argc > 2 ? argv[2] : "mmap");
   else if (!strcmp(mode, "fallback")) fallback();
   else CHECK(0, "unknown mode '%s'", mode);
   return tl_finish();
