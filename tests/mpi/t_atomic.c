@@ -3,7 +3,8 @@
  *   t_atomic basic B     B: mmap or pager. MPI_Win_get_info shows storage_sync=atomic,
  *                        storage_sync_scope=local and the backend; nothing reaches the file
  *                        between syncs, each sync writes what changed; the journal is gone
- *                        after the free.
+ *                        after the free. The same for a combined window (storage first,
+ *                        offset 100) and for MPI_Alloc_mem + MPI_Win_create.
  *   t_atomic evict       the pager with room for 4 blocks of 16 KiB, a window of 16: the
  *                        written blocks it evicts between syncs do not reach the file, and
  *                        read back right (from the journal) before the sync.
@@ -84,6 +85,39 @@ static void basic(const char *backend) {
   CHECK_MPI(MPI_Win_free(&win));
   CHECK(!tl_exists(journal_of(path, 0)), "the journal is left after the free");
   CHECK(file_is(path, 5 * pg, pg, 'b'), "the free lost the synced bytes");
+
+  /* a combined window, storage part first, at an unaligned offset: only the
+   * storage part's bytes reach the file, at that offset, and only at syncs */
+  path = tl_path("combined-r%d", tl_rank);
+  TL_WALLOC(n, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic", be,
+            "storage_alloc_factor=0.5", "storage_alloc_order=storage_first",
+            "storage_alloc_offset=100");
+  v = tl_win_info(win, "storage_sync");
+  CHECK(v && !strcmp(v, "atomic"), "combined window: storage_sync is %s", v ? v : "(none)");
+  off_t end = tl_file_size(path); /* the storage part: [100, end), page-split in the window */
+  CHECK(end > 100 + (off_t)pg && end < 100 + (off_t)n, "combined window: file of %lld bytes",
+        (long long)end);
+  tl_fill(base, n, 7, 0);
+  CHECK(file_is(path, 0, end, 0), "combined window: bytes reached the file before a sync");
+  TL_SYNC(win);
+  CHECK_FILE_PATTERN(path, 100, end - 100, 7, 0);
+  CHECK(file_is(path, 0, 100, 0), "combined window: bytes before the offset were written");
+  CHECK(tl_exists(journal_of(path, 100)), "no journal %s", journal_of(path, 100));
+  CHECK_MPI(MPI_Win_free(&win));
+
+  /* MPI_Alloc_mem on storage exposed by MPI_Win_create: the same */
+  path = tl_path("mem-r%d", tl_rank);
+  MPI_Info info = tl_sinfo(path, "storage_sync=atomic", be, NULL);
+  char *mem = NULL;
+  CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(8 * pg), info, &mem));
+  MPI_Info_free(&info);
+  CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)(8 * pg), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  memset(mem + pg, 'm', pg);
+  CHECK(file_is(path, pg, pg, 0), "MPI_Alloc_mem: bytes reached the file before a sync");
+  TL_SYNC(win);
+  CHECK(file_is(path, pg, pg, 'm'), "MPI_Alloc_mem: the synced page is not in the file");
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK_MPI(MPI_Free_mem(mem));
 }
 
 static void evict(void) {
