@@ -22,9 +22,12 @@
  *                        (MPISW_ERR_USAGE naming the journal).
  *   t_atomic fallback    windows that cannot be atomic say so: a shared window shows
  *                        storage_sync=plain; storage_node_shared=true gives way (false).
- *   t_atomic loop DIR B  for tests/tools/atomic_kill.sh: syncs forever (steps of
- *                        atomic_steps.h), appending each returned sync's number to
+ *   t_atomic loop DIR B [WINDIR]
+ *                        for tests/tools/atomic_kill.sh and atomic_powercut.sh: syncs
+ *                        forever (steps of atomic_steps.h) on WINDIR/loop-r<rank> (WINDIR:
+ *                        DIR by default), appending each returned sync's number to
  *                        DIR/returned-r<rank>; DIR/pid-r<rank> once the window exists.
+ *                        B "plain": a plain mmap window, the control that must tear.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -276,16 +279,19 @@ static void fallback(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
-static void loop(const char *dir, const char *backend) {
+static void loop(const char *dir, const char *backend, const char *windir) {
   size_t pg = tl_page;
   char path[4096], be[64], buf[4200];
-  snprintf(path, sizeof path, "%s/loop-r%d", dir, tl_rank);
+  snprintf(path, sizeof path, "%s/loop-r%d", windir, tl_rank);
   snprintf(be, sizeof be, "storage_backend=%s", backend);
   char *base = NULL;
   MPI_Win win;
-  /* the pager with room for half the window: evictions between syncs too */
-  TL_WALLOC(ATOMIC_PAGES * pg, MPI_COMM_WORLD, (void **)&base, &win, path, "storage_sync=atomic",
-            be, "storage_pager_memory=64K");
+  /* the pager with room for half the window: evictions between syncs too;
+   * "plain": today's sync, for showing that the trials can fail */
+  int plain = !strcmp(backend, "plain");
+  if (plain) snprintf(be, sizeof be, "storage_backend=mmap");
+  TL_WALLOC(ATOMIC_PAGES * pg, MPI_COMM_WORLD, (void **)&base, &win, path,
+            plain ? "storage_sync=plain" : "storage_sync=atomic", be, "storage_pager_memory=64K");
   snprintf(buf, sizeof buf, "%s/returned-r%d", dir, tl_rank);
   int rfd = open(buf, O_WRONLY | O_CREAT | O_APPEND, 0600);
   snprintf(buf, sizeof buf, "%s/pid-r%d", dir, tl_rank);
@@ -306,7 +312,7 @@ static void loop(const char *dir, const char *backend) {
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   const char *mode = argc > 1 ? argv[1] : "";
-  if (!strcmp(mode, "loop") && argc > 3) loop(argv[2], argv[3]);
+  if (!strcmp(mode, "loop") && argc > 3) loop(argv[2], argv[3], argc > 4 ? argv[4] : argv[2]);
   if (!strcmp(mode, "crash") && argc > 2) crash(argv[2]);
   if (!strcmp(mode, "recreate") && argc > 2) {
     recreate(argv[2]);

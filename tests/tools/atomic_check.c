@@ -4,7 +4,8 @@
  * exactly the state after the last sync that returned (its number is the
  * last int in returned-r<rank>), or after the one in flight when that one
  * had reached its commit. MPI-free: no job per check.
- *   atomic_check DIR NRANKS    exit 0 ok, 1 a file holds no synced state */
+ *   atomic_check DIR NRANKS [WINDIR]   files in WINDIR (default DIR); exit 0 ok,
+ *                                      1 a file holds no synced state */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,8 @@
 #include "core/storage.h"
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: atomic_check DIR NRANKS\n");
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: atomic_check DIR NRANKS [WINDIR]\n");
     return 2;
   }
   size_t page = mpisw_page_size(), n = ATOMIC_PAGES * page;
@@ -25,7 +26,7 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (int r = 0; r < atoi(argv[2]); r++) {
     char path[4096], jp[4200], ret[4096];
-    snprintf(path, sizeof path, "%s/loop-r%d", argv[1], r);
+    snprintf(path, sizeof path, "%s/loop-r%d", argc > 3 ? argv[3] : argv[1], r);
     snprintf(ret, sizeof ret, "%s/returned-r%d", argv[1], r);
     int last = 0, k, fd = open(ret, O_RDONLY);
     while (fd >= 0 && read(fd, &k, sizeof k) == sizeof k) last = k;
