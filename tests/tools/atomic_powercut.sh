@@ -46,14 +46,22 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 143' INT TERM
+rnd() { od -An -N2 -tu2 /dev/urandom | tr -d ' '; }
+# losetup -f races with other jobs taking loop devices at the same moment: retry
+attach() {
+  for try in 1 2 3 4 5; do
+    losetup -f --show "$1" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}
 mount -t tmpfs -o size=200m,mode=0700 mpisw-atomic-powercut "$top" ||
   { echo "SKIP: cannot mount a tmpfs"; exit 77; }
 mkdir "$top/fs" "$top/copy"
 truncate -s 48M "$top/img"
 mkfs.ext4 -q -F "$top/img" >/dev/null 2>&1 || { echo "FAIL: mkfs.ext4"; exit 1; }
-dev=$(losetup -f --show "$top/img" 2>/dev/null) || { dev=""; echo "SKIP: losetup failed"; exit 77; }
+dev=$(attach "$top/img") || { dev=""; echo "SKIP: losetup failed"; exit 77; }
 mount "$dev" "$top/fs" || { echo "FAIL: cannot mount $dev"; exit 1; }
-rnd() { od -An -N2 -tu2 /dev/urandom | tr -d ' '; }
 start=$(date +%s.%N)
 t=0 syncs=0 inflight=0
 while [ $t -lt "$trials" ]; do
@@ -82,7 +90,7 @@ while [ $t -lt "$trials" ]; do
   for p in $pids; do kill -9 "$p"; done
   wait $job 2>/dev/null
   pids=""
-  cdev=$(losetup -f --show "$top/img.copy") || { cdev=""; echo "FAIL: losetup of the copy"; exit 1; }
+  cdev=$(attach "$top/img.copy") || { cdev=""; echo "FAIL: losetup of the copy"; exit 1; }
   if ! mount "$cdev" "$top/copy"; then
     echo "FAIL: trial $t: the copy does not mount"
     exit 1
