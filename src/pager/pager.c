@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/journal.h"
 #include "core/storage.h"
 #include "pager/pager_internal.h"
 
@@ -41,6 +42,9 @@ static void destroy(struct mpisw_pager *pg) {
   free(pg->q_evict.v);
   free(pg->q_flush.v);
   free(pg->q_load.v);
+  free(pg->jpos);
+  free(pg->jreg);
+  pthread_mutex_destroy(&pg->jmu);
   pthread_mutex_destroy(&pg->mu);
   pthread_mutex_destroy(&pg->sync_mu);
   pthread_cond_destroy(&pg->cv);
@@ -57,6 +61,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   if (!pg) return mpisw_fail(e, MPISW_K_NOMEM, "pager: out of memory"), NULL;
   pthread_mutex_init(&pg->mu, NULL);
   pthread_mutex_init(&pg->sync_mu, NULL);
+  pthread_mutex_init(&pg->jmu, NULL);
   pthread_cond_init(&pg->cv, NULL);
   pthread_cond_init(&pg->qcv, NULL);
   pg->uffd = pg->pagemap = pg->wake_fd = pg->dfd = -1;
@@ -194,16 +199,104 @@ static void collect(struct mpisw_pager *pg, const struct page_region *v, long n)
   pthread_mutex_unlock(&pg->mu);
 }
 
+/* Atomic: the written regions are kept, to journal only their pages. */
+static void collect_regions(struct mpisw_pager *pg, const struct page_region *v, long n) {
+  if (pg->njreg + 2 * (uint64_t)n > pg->capjreg) {
+    uint64_t cap = pg->capjreg ? pg->capjreg : 256;
+    while (cap < pg->njreg + 2 * (uint64_t)n) cap *= 2;
+    uint64_t *r = realloc(pg->jreg, cap * sizeof *r);
+    if (!r) { /* whole blocks then, as a plain sync flushes them */
+      collect(pg, v, n);
+      return;
+    }
+    pg->jreg = r;
+    pg->capjreg = cap;
+  }
+  for (long k = 0; k < n; k++) {
+    pg->jreg[pg->njreg++] = v[k].start - (uintptr_t)pg->addr;
+    pg->jreg[pg->njreg++] = v[k].end - (uintptr_t)pg->addr;
+  }
+}
+
+/* Journals the written pages of block i, the pieces [v[2k], v[2k+1]) of
+ * window offsets, when the block is in memory and idle (claimed like a flush
+ * meanwhile, so no eviction moves it), then takes its hash once as the one
+ * matching the file; any other block goes the plain way, written whole by a
+ * flush or its eviction. */
+static void journal_block(struct mpisw_pager *pg, uint64_t i, const uint64_t *v, uint64_t n) {
+  struct block *bl = &pg->b[i];
+  pthread_mutex_lock(&pg->mu);
+  int mine = bl->state == PRESENT && !(bl->flags & (F_FLUSHING | F_EVICTQ | F_READERR));
+  if (mine) {
+    bl->flags |= F_FLUSHING;
+    pg->flush_pending++;
+  } else {
+    mark_flush(pg, i * pg->block, i * pg->block + pager_block_bytes(pg, i));
+    pthread_cond_broadcast(&pg->qcv);
+  }
+  pthread_mutex_unlock(&pg->mu);
+  if (!mine) return;
+  int rc = 0;
+  PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
+  pthread_mutex_lock(&pg->jmu);
+  for (uint64_t k = 0; k < n && !rc; k += 2) {
+    uint64_t lo = pg->file_off + v[k], hi = pg->file_off + v[k + 1];
+    if (lo < pg->data_start) lo = pg->data_start;
+    if (hi > pg->data_end) hi = pg->data_end;
+    struct mpisw_error e;
+    if (lo < hi && !mpisw_journal_add(pg->jr, lo, pg->addr + (lo - pg->file_off), hi - lo, &e))
+      rc = ENOMEM;
+  }
+  pthread_mutex_unlock(&pg->jmu);
+  uint64_t h = rc ? 0 : mpisw_pager_hash_block(pg->addr + i * pg->block, pager_block_bytes(pg, i));
+  PAGER_WINDOW_ACCESS_END();
+  if (rc) { /* not saved: marked written again, for the next sync */
+    mpisw_pager_set_error(pg, rc, "journal");
+    for (uint64_t k = 0; k < n; k += 2) mpisw_pager_unprotect(pg, pg->addr + v[k], v[k + 1] - v[k]);
+  }
+  pthread_mutex_lock(&pg->mu);
+  if (!rc) {
+    bl->hash = h;
+    bl->flags |= F_ONFILE;
+  }
+  bl->flags &= ~(unsigned)(F_FLUSHING | F_REFLUSH);
+  pg->flush_pending--;
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
+/* The regions (in address order) cut at block boundaries, block by block. */
+static void journal_regions(struct mpisw_pager *pg) {
+  uint64_t piece[128], np = 0, cur = UINT64_MAX;
+  for (uint64_t k = 0; k < pg->njreg; k += 2) {
+    for (uint64_t s = pg->jreg[k], end = pg->jreg[k + 1]; s < end;) {
+      uint64_t i = s / pg->block, to = (i + 1) * pg->block < end ? (i + 1) * pg->block : end;
+      if ((i != cur || np == 128) && np) {
+        journal_block(pg, cur, piece, np);
+        np = 0;
+      }
+      cur = i;
+      piece[np++] = s;
+      piece[np++] = to;
+      s = to;
+    }
+  }
+  if (np) journal_block(pg, cur, piece, np);
+  pg->njreg = 0;
+}
+
 int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
   /* One scan: each block written before it is flushed, or left to the
    * eviction in its way, which writes it or (failing to move it) flushes it.
    * Syncs go one at a time: a second one must not find pages the first has
    * write-protected but not yet marked, and return before they are saved. */
   pthread_mutex_lock(&pg->sync_mu);
-  if (mpisw_pager_scan_written(pg, pg->addr, pg->len, 1, collect) < 0) {
+  pg->njreg = 0;
+  if (mpisw_pager_scan_written(pg, pg->addr, pg->len, 1, pg->jr ? collect_regions : collect) < 0) {
     pthread_mutex_unlock(&pg->sync_mu);
     return mpisw_fail(e, MPISW_K_IO, "pager: PAGEMAP_SCAN failed: %s", strerror(errno));
   }
+  if (pg->jr) journal_regions(pg); /* atomic: the written pages, not whole blocks */
   pthread_mutex_lock(&pg->mu);
   while (pg->flush_pending || pg->nevicting || pg->evq) pthread_cond_wait(&pg->cv, &pg->mu);
   int err = pg->err;
@@ -214,6 +307,7 @@ int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
   pthread_mutex_unlock(&pg->sync_mu);
   if (err)
     return mpisw_fail(e, mpisw_errno_kind(err), "pager: %s failed: %s", what, strerror(err));
+  if (pg->jr) return mpisw_pager_journal_sync(pg, e); /* its apply syncs the file */
   if (fdatasync(pg->fd) != 0)
     return mpisw_fail(e, mpisw_errno_kind(errno), "fdatasync failed: %s", strerror(errno));
   return 0;

@@ -40,6 +40,17 @@ int mpisw_pager_probe(struct mpisw_error *e);
  * durable on return. Also reports an I/O error a background thread met. */
 int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e);
 
+struct mpisw_journal;
+/* storage_sync=atomic (docs/DURABILITY.md): from now on no write of the
+ * pager reaches the file between syncs. A block written back (evicted or
+ * flushed) goes into j's body in memory instead, and loads of it read it
+ * from there; each sync commits j, writes its records in place and marks it
+ * applied (core/journal.h). j: opened on [data_start, data_end), kept by the
+ * caller until the pager stops. Call before the range is used. */
+void mpisw_pager_set_atomic(struct mpisw_pager *pg, struct mpisw_journal *j);
+/* 1 once set_atomic took effect (0: out of memory). */
+int mpisw_pager_is_atomic(const struct mpisw_pager *pg);
+
 /* Hint: [addr, addr+len) is about to be overwritten entirely, so blocks it
  * covers completely need not be read from the file. */
 void mpisw_pager_will_overwrite(struct mpisw_pager *pg, const void *addr, uint64_t len);

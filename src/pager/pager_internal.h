@@ -123,6 +123,13 @@ struct mpisw_pager {
   char err_what[96];
   uint64_t zero_hash;
   struct mpisw_pager_stats st;
+  /* storage_sync=atomic (pager_io.c): write-backs go into the journal's
+   * body, loads read them from there until a sync applied them */
+  struct mpisw_journal *jr;
+  pthread_mutex_t jmu;  /* the journal, jpos, and loads against a sync's apply */
+  uint64_t *jpos;       /* per block: 1 + offset in jr->buf of its latest bytes, 0: none */
+  uint64_t *jreg;       /* a sync's written regions (start, end pairs), see pager.c */
+  uint64_t njreg, capjreg;
 };
 
 /* Rings of block numbers (each block in a given ring at most once). */
@@ -156,6 +163,8 @@ uint64_t mpisw_pager_hash_block(const void *p, uint64_t n);
 void mpisw_pager_set_error(struct mpisw_pager *pg, int err, const char *what);
 int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
 int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote);
+/* Atomic sync: commits the journal, writes it in place, fdatasync. */
+int mpisw_pager_journal_sync(struct mpisw_pager *pg, struct mpisw_error *e);
 
 /* ---- pager_kernel.c: userfaultfd and pagemap ---- */
 int mpisw_pager_open_uffd(struct mpisw_error *e);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/journal.h"
 #include "core/storage.h"
 #include "pager/pager_internal.h"
 
@@ -40,9 +41,33 @@ void mpisw_pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
   pthread_mutex_unlock(&pg->mu);
 }
 
+/* The file bytes of block i that are ours: [*lo, *hi), empty when lo >= hi. */
+static void own_bytes(const struct mpisw_pager *pg, uint64_t i, uint64_t *lo, uint64_t *hi) {
+  uint64_t off = pg->file_off + i * pg->block, end = off + pager_block_bytes(pg, i);
+  *lo = off > pg->data_start ? off : pg->data_start;
+  *hi = end < pg->data_end ? end : pg->data_end;
+}
+
+static int read_file(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
+
 /* Fills dst with block i from the file (zeros past EOF or in new space);
- * *got is the number of bytes the file gave. */
+ * *got is the number of bytes the file gave. Atomic: the block's latest
+ * write-back since the last sync over it, and never during a sync's apply
+ * (the file would be half written, the journal's copy already gone). */
 int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
+  if (!pg->jr) return read_file(pg, i, dst, got);
+  pthread_mutex_lock(&pg->jmu);
+  int rc = read_file(pg, i, dst, got);
+  if (!rc && pg->jpos[i]) {
+    uint64_t lo, hi, off = pg->file_off + i * pg->block;
+    own_bytes(pg, i, &lo, &hi);
+    memcpy(dst + (lo - off), pg->jr->buf + pg->jpos[i] - 1, hi - lo);
+  }
+  pthread_mutex_unlock(&pg->jmu);
+  return rc;
+}
+
+static int read_file(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
   uint64_t n = pager_block_bytes(pg, i), off = pg->file_off + i * pg->block, done = 0;
   while (done < n) {
     ssize_t r = pread(pg->dfd, dst + done, n - done, (off_t)(off + done));
@@ -72,11 +97,18 @@ static int write_buffered(struct mpisw_pager *pg, const char *src, uint64_t lo, 
  * makes the edges durable. *wrote: bytes written (counted by the caller,
  * under the lock, with the write-back). */
 int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
-  uint64_t off = pg->file_off + i * pg->block, end = off + pager_block_bytes(pg, i);
-  uint64_t lo = off > pg->data_start ? off : pg->data_start;
-  uint64_t hi = end < pg->data_end ? end : pg->data_end;
+  uint64_t off = pg->file_off + i * pg->block, lo, hi;
+  own_bytes(pg, i, &lo, &hi);
   *wrote = 0;
   if (lo >= hi) return 0;
+  if (pg->jr) { /* atomic: into the journal; the sync writes it (and counts it) */
+    struct mpisw_error e;
+    pthread_mutex_lock(&pg->jmu);
+    const char *copy = mpisw_journal_add(pg->jr, lo, src + (lo - off), hi - lo, &e);
+    if (copy) pg->jpos[i] = (uint64_t)(copy - pg->jr->buf) + 1;
+    pthread_mutex_unlock(&pg->jmu);
+    return copy ? 0 : ENOMEM;
+  }
   uint64_t a = (lo + PAGER_ALIGN - 1) & ~(uint64_t)(PAGER_ALIGN - 1);
   uint64_t b = hi & ~(uint64_t)(PAGER_ALIGN - 1);
   int rc;
@@ -88,5 +120,32 @@ int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src,
     if (!rc) rc = write_buffered(pg, src, b, hi, off);
   }
   if (!rc) *wrote = hi - lo;
+  return rc;
+}
+
+void mpisw_pager_set_atomic(struct mpisw_pager *pg, struct mpisw_journal *j) {
+  pg->jpos = calloc(pg->nblocks, sizeof *pg->jpos);
+  if (pg->jpos) pg->jr = j; /* out of memory: mpisw_pager_is_atomic says 0 */
+}
+
+int mpisw_pager_is_atomic(const struct mpisw_pager *pg) { return pg->jr != NULL; }
+
+int mpisw_pager_journal_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
+  pthread_mutex_lock(&pg->jmu);
+  int rc = 0;
+  uint64_t n = 0;
+  if (pg->jr->count) {
+    rc = mpisw_journal_commit(pg->jr, e) || mpisw_journal_apply(pg->jr, pg->fd, e) ? -1 : 0;
+    if (!rc) { /* on the file now: loads read it there */
+      n = mpisw_journal_bytes(pg->jr) + (pg->jr->len - MPISW_JOURNAL_HEAD);
+      mpisw_journal_mark_applied(pg->jr, e);
+      mpisw_journal_begin(pg->jr);
+      memset(pg->jpos, 0, pg->nblocks * sizeof *pg->jpos);
+    }
+  }
+  pthread_mutex_unlock(&pg->jmu);
+  pthread_mutex_lock(&pg->mu); /* never under jmu: the sync takes mu, then jmu */
+  pg->st.bytes_written += n;
+  pthread_mutex_unlock(&pg->mu);
   return rc;
 }

@@ -31,6 +31,8 @@ static void put_placement(MPI_Info info, const struct mpisw_place *p) {
     set(info, "access_style", buf);
   }
   set(info, "storage_backend", p->pager ? "pager" : "mmap");
+  set(info, "storage_sync", p->atomic ? "atomic" : "plain");
+  set(info, "storage_sync_scope", p->h.sync_remote ? "remote" : "local");
   if (p->pager) {
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->pager_memory);
     set(info, "storage_pager_memory", buf);

@@ -54,6 +54,7 @@ struct mpisw_place {
   uint64_t cut_to;               /* the file's size when found too short, else 0 */
   int cut;
   uint64_t pager_written;        /* the pager's bytes_written at the last sync */
+  struct mpisw_atomic *atomic;   /* storage_sync=atomic in effect (atomic.c), else NULL */
 };
 
 /* Places size bytes for one process: file named by the hints (expanded with
@@ -74,6 +75,25 @@ void mpisw_place_undo(struct mpisw_place *p);
 /* Memory the place should hold for its hints: size - storage share. */
 uint64_t mpisw_place_mem_target(const struct mpisw_hints *h, uint64_t size, int ranks);
 void mpisw_place_count(const struct mpisw_place *p, int shared);
+
+/* ---- atomic.c: storage_sync=atomic (docs/DURABILITY.md) ---- */
+/* Before a named file's range is mapped (any window): replays a journal a
+ * crash left with a complete commit, drops one without. */
+int mpisw_atomic_recover(const struct mpisw_file *f, const struct mpisw_layout *l,
+                         struct mpisw_error *e);
+/* After the range is mapped: with storage_sync=atomic, maps the storage part
+ * privately and opens its journal (p->atomic); block devices stay plain. */
+int mpisw_atomic_attach(struct mpisw_place *p, struct mpisw_error *e);
+/* 1 when the pager runs the atomic window (its sync goes through the pager). */
+int mpisw_atomic_on_pager(const struct mpisw_place *p);
+/* After a pager sync of an atomic window: rc != 0 keeps the journal at free. */
+void mpisw_atomic_sync_done(struct mpisw_place *p, int rc);
+/* One all-or-nothing sync of p->atomic's storage part (mmap backend). */
+int mpisw_atomic_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_error *e);
+/* Frees p->atomic; its journal file goes unless a commit is unapplied. */
+void mpisw_atomic_detach(struct mpisw_place *p);
+/* The MPISW_REPORT line of a window that asked for atomic and syncs plain. */
+void mpisw_atomic_not_honoured(const struct mpisw_hints *h, const char *path, const char *why);
 
 /* ---- registry.c: per-window and per-allocation state ---- */
 enum mpisw_win_kind {

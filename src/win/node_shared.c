@@ -56,7 +56,7 @@ static int wanted(const struct mpisw_hints *h) {
 
 static int eligible(const struct mpisw_place *p) {
   const struct mpisw_layout *l = &p->region.l;
-  if (!wanted(&p->h) || p->pager) return 0;
+  if (!wanted(&p->h) || p->pager || p->atomic) return 0; /* atomic: a private mapping */
   if (l->size == 0) return 1;
   return l->mem_len == 0 && l->lead == 0 && l->map_file_at == 0 && p->file.fd >= 0;
 }

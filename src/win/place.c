@@ -49,11 +49,17 @@ int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64
       return -1;
     }
   }
-  if (mpisw_region_map(&p->region, &l, p->file.fd, -1, h->access, e)) {
+  if (mpisw_atomic_recover(&p->file, &l, e) ||
+      mpisw_region_map(&p->region, &l, p->file.fd, -1, h->access, e)) {
     mpisw_file_rollback(&p->file);
     return -1;
   }
-  mpisw_pager_attach(p);
+  if (mpisw_atomic_attach(p, e)) {
+    mpisw_region_unmap(&p->region);
+    mpisw_file_rollback(&p->file);
+    return -1;
+  }
+  if (!p->atomic) mpisw_pager_attach(p);
   finish(p);
   return 0;
 }
@@ -80,12 +86,14 @@ static int check_length(struct mpisw_place *p, struct mpisw_error *e) {
 }
 
 static int backend_sync(struct mpisw_place *p, uint64_t *written, struct mpisw_error *e) {
+  if (p->atomic && !mpisw_atomic_on_pager(p)) return mpisw_atomic_sync(p, written, e);
   if (!p->pager) {
     int rc = mpisw_region_sync(&p->region, p->file.fd, p->sync_failed, written, e);
     p->sync_failed = rc != 0; /* only a whole successful pass clears it */
     return rc;
   }
   int rc = mpisw_pager_place_sync(p, e);
+  mpisw_atomic_sync_done(p, rc);
   uint64_t total = mpisw_pager_bytes_written(p->pager);
   *written = total - p->pager_written;
   p->pager_written = total;
@@ -96,7 +104,13 @@ int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
   if (!p->region.l.sto_len) return 0;
   double t0 = mpisw_now();
   uint64_t written = 0;
+  /* The sync agent (remote_agent.c) syncs placements from its own thread,
+   * maybe while this process syncs the same one: one sync at a time (an
+   * atomic sync's journal and the failure flags are not for two). */
+  static pthread_mutex_t one_sync = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&one_sync);
   int rc = check_length(p, e) ? -1 : backend_sync(p, &written, e);
+  pthread_mutex_unlock(&one_sync);
   double dt = mpisw_now() - t0;
   pthread_mutex_lock(&mpisw_lock);
   mpisw_stats.sync_seconds += dt;
@@ -115,6 +129,7 @@ int mpisw_place_release(struct mpisw_place *p, int sync, struct mpisw_error *e) 
   int rc = 0;
   if (sync && !p->h.discard) rc = mpisw_place_sync(p, e);
   if (p->pager) mpisw_pager_detach(p);
+  mpisw_atomic_detach(p);
   mpisw_region_unmap(&p->region);
   mpisw_file_close(&p->file, p->remove_at_free);
   if (p->shm_fd >= 0) close(p->shm_fd);
@@ -138,6 +153,7 @@ void mpisw_place_count(const struct mpisw_place *p, int shared) {
 
 void mpisw_place_undo(struct mpisw_place *p) {
   if (p->pager) mpisw_pager_detach(p);
+  mpisw_atomic_detach(p);
   mpisw_region_unmap(&p->region);
   mpisw_file_rollback(&p->file);
   if (p->shm_fd >= 0) close(p->shm_fd);

@@ -237,6 +237,8 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
     mpisw_place_undo(&w->p);
     goto fail_msg;
   }
+  mpisw_atomic_not_honoured(&h, w->p.file.path, "a shared window's ranks write one mapping "
+                            "of the file, which cannot be private");
   w->p.factor = total ? (double)m->layout.sto_len / (double)total : 0.0;
   w->p.remove_at_free = rank == 0 && !w->p.file.blockdev &&
                         (h.unlink == 1 || (h.unlink == -1 && w->p.file.unique));
