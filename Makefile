@@ -4,6 +4,8 @@
 #   make build     configure and build build/mpich and build/openmpi (Ninja, RelWithDebInfo)
 #   make test      deps + build, then ctest in build/mpich and in build/openmpi,
 #                  then the sanitizer pass in build/asan-mpich (make test-asan)
+#   make test-reliability  Open MPI's label-reliability tests (kill -9 trials),
+#                  which make test runs only in build/mpich
 #   make test-asan ASan+UBSan build of MPICH (build/asan-mpich): its tests, and
 #                  20 s of the parser fuzz target (tests/fuzz/)
 #   make fuzz      the parser fuzz target for FUZZ_SECONDS (600) in build/asan-mpich
@@ -47,12 +49,18 @@ $(addprefix build-,$(FLAVORS)): build-%:
 # Both suites run even when the first fails, and the sanitizer pass after
 # them (SANITIZER_PASS=0 leaves it out); the exit status says whether any
 # failed. Tests are MPI jobs on a small machine: run them one at a time.
+# The jobs killed at random instants (label reliability: a job start each,
+# 1-3 s with Open MPI) run in build/mpich here; .ci/run runs Open MPI's as a
+# further step (make test-reliability), so make test stays under 20 minutes.
 SANITIZER_PASS ?= 1
+CTEST_EXCL_mpich   :=
+CTEST_EXCL_openmpi := reliability
 test: build $(if $(filter 1,$(SANITIZER_PASS)),build-asan)
 	@failed=; \
 	for f in $(FLAVORS); do \
-	  echo "==== ctest in build/$$f"; \
-	  if ! (cd build/$$f && ctest --output-on-failure --timeout $(CTEST_TIMEOUT) </dev/null); then \
+	  excl=$$(case $$f in mpich) echo "$(CTEST_EXCL_mpich)";; openmpi) echo "$(CTEST_EXCL_openmpi)";; esac); \
+	  echo "==== ctest in build/$$f$${excl:+ (without label $$excl)}"; \
+	  if ! (cd build/$$f && ctest --output-on-failure --timeout $(CTEST_TIMEOUT) $${excl:+-LE $$excl} </dev/null); then \
 	    failed="$$failed $$f"; \
 	  fi; \
 	done; \
@@ -63,6 +71,11 @@ test: build $(if $(filter 1,$(SANITIZER_PASS)),build-asan)
 	fi; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED in:$$failed"; exit 1; fi; \
 	echo "make test: all tests passed in: $$trees"
+
+# The label-reliability tests of build/openmpi (left out of make test above).
+.PHONY: test-reliability
+test-reliability: build-openmpi
+	cd build/openmpi && ctest --output-on-failure --timeout $(CTEST_TIMEOUT) -L reliability </dev/null
 
 # ---- Sanitizer pass: AddressSanitizer + UndefinedBehaviorSanitizer on MPICH.
 # Every report aborts its process, so it fails its test (UBSan does not
@@ -79,12 +92,14 @@ test: build $(if $(filter 1,$(SANITIZER_PASS)),build-asan)
 #   label demo   scripts/demo.sh runs the preload example too (and times runs)
 #   label install  a consumer built without -fsanitize against the ASan
 #        library is the same preload situation
+#   label reliability  jobs killed at random instants (kill -9, power cuts):
+#        process deaths, not memory errors; build/mpich runs them
 #   unit_test_pager_tsan  ThreadSanitizer, not ASan: it runs in both normal trees
 SAN_TREE   := build/asan-mpich
 SANITIZE   ?= address,undefined
 SAN_ASAN   := halt_on_error=1:abort_on_error=1
 SAN_UBSAN  := halt_on_error=1:abort_on_error=1:print_stacktrace=1
-SAN_EXCL_LABELS := preload|demo|install
+SAN_EXCL_LABELS := preload|demo|install|reliability
 SAN_EXCL_NAMES  := ^(example_preload.*|readme_code)$$
 FUZZ_SECONDS ?= 600
 

@@ -44,7 +44,6 @@ static const struct {
 } keys[] = {
     {"ckpt_local", MPISW_CFG_CKPT_LOCAL},
     {"ckpt_pfs", MPISW_CFG_CKPT_PFS},
-    {"ckpt_local_every", MPISW_CFG_CKPT_LOCAL_EVERY},
     {"ckpt_partner_every", MPISW_CFG_CKPT_PARTNER_EVERY},
     {"ckpt_xor_every", MPISW_CFG_CKPT_XOR_EVERY},
     {"ckpt_pfs_every", MPISW_CFG_CKPT_PFS_EVERY},
@@ -59,7 +58,6 @@ static void opt_set(struct mpisw_ckpt_opts *o, int id, const char *text, int64_t
   switch (id) {
   case MPISW_CFG_CKPT_LOCAL: snprintf(o->local, sizeof o->local, "%s", text); break;
   case MPISW_CFG_CKPT_PFS: snprintf(o->pfs, sizeof o->pfs, "%s", text ? text : ""); break;
-  case MPISW_CFG_CKPT_LOCAL_EVERY: o->local_every = (int)v; break;
   case MPISW_CFG_CKPT_PARTNER_EVERY: o->partner_every = (int)v; break;
   case MPISW_CFG_CKPT_XOR_EVERY: o->xor_every = (int)v; break;
   case MPISW_CFG_CKPT_PFS_EVERY: o->pfs_every = (int)v; break;
@@ -103,17 +101,6 @@ static int opts_read(MPI_Info info, struct mpisw_ckpt_opts *o, struct mpisw_erro
     }
     opt_set(o, keys[i].id, val, v);
   }
-  return 0;
-}
-
-/* The levels this build writes. LOCAL only for now: the versions LOCAL
- * would skip must be held elsewhere (PFS, PARTNER, XOR hook in here). */
-static int opts_check(const struct mpisw_ckpt_opts *o, struct mpisw_error *e) {
-  if (o->local_every != 1)
-    return mpisw_fail(e, MPISW_K_HINT,
-                      "ckpt_local_every=%d: the checkpoints LOCAL would skip need another level "
-                      "to hold them, and only LOCAL is built in here; use 1",
-                      o->local_every);
   return 0;
 }
 
@@ -215,7 +202,6 @@ MPISW_EXPORT int mpisw_ckpt_create(const char *name, MPI_Comm comm, MPI_Info inf
     failed = mpisw_fail(&e, MPISW_K_USAGE, "the name '%s' is not 1 to %d characters of "
                         "[A-Za-z0-9_.-]", name ? name : "(null)", MPISW_CKPT_NAME_MAX - 1) != 0;
   if (!failed) failed = opts_read(info, &ck->o, &e) != 0;
-  if (!failed) failed = opts_check(&ck->o, &e) != 0;
   if (!failed) {
     char host[256];
     mpisw_path_hostname(host, sizeof host);

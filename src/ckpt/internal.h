@@ -19,7 +19,7 @@
 struct mpisw_ckpt_opts {
   char local[PATH_MAX];          /* pattern (%h %r) */
   char pfs[PATH_MAX];            /* "" when no PFS level */
-  int local_every, partner_every, xor_every, pfs_every, xor_size, keep, staging;
+  int partner_every, xor_every, pfs_every, xor_size, keep, staging;
   uint64_t chunk;
 };
 

@@ -81,10 +81,6 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
     [MPISW_CFG_CKPT_PFS] = {"MPISW_CKPT_PFS", MPISW_CFG_PATH, "unset", 0, 0, 0, 0, NULL,
                             "global directory of checkpoints (the PFS level, reached by every "
                             "node); unset: no PFS level"},
-    [MPISW_CFG_CKPT_LOCAL_EVERY] = {"MPISW_CKPT_LOCAL_EVERY", MPISW_CFG_INT, "1", 1, 0, 1000000,
-                                    0, NULL,
-                                    "the LOCAL level takes every n-th checkpoint; 0: never "
-                                    "(other levels are then written directly)"},
     [MPISW_CFG_CKPT_PARTNER_EVERY] = {"MPISW_CKPT_PARTNER_EVERY", MPISW_CFG_INT, "0", 0, 0,
                                       1000000, 0, NULL,
                                       "every n-th checkpoint is also copied to a partner rank "

@@ -34,7 +34,6 @@ enum mpisw_cfg_id {
   /* checkpoints (docs/CHECKPOINTS.md); info keys ckpt_* of mpisw_ckpt_create win */
   MPISW_CFG_CKPT_LOCAL,
   MPISW_CFG_CKPT_PFS,
-  MPISW_CFG_CKPT_LOCAL_EVERY,
   MPISW_CFG_CKPT_PARTNER_EVERY,
   MPISW_CFG_CKPT_XOR_EVERY,
   MPISW_CFG_CKPT_PFS_EVERY,

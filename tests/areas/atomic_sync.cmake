@@ -51,7 +51,7 @@ endif()
 foreach(backend mmap pager)
   foreach(who one all)
     mpisw_mpi_test(atomic_kill_${who}_${backend} PROG t_atomic NP 2 ENV MPISW_PAGER_BLOCK=16K
-                   LABELS "atomic;durability;${backend}"
+                   LABELS "atomic;durability;reliability;${backend}"
                    DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_kill.sh ${_atomic_trials} ${who}
                           ${backend} $<TARGET_FILE:atomic_check>)
     set_tests_properties(mpi_atomic_kill_${who}_${backend}_np2 PROPERTIES TIMEOUT 120)
@@ -64,7 +64,7 @@ endforeach()
 # before the in-place writes, the first trials already fail.
 foreach(backend mmap pager)
   mpisw_mpi_test(atomic_powercut_${backend} PROG t_atomic NP 2 ENV MPISW_PAGER_BLOCK=16K
-                 LABELS "atomic;durability;root;${backend}"
+                 LABELS "atomic;durability;reliability;root;${backend}"
                  DRIVER ${MPISW_SH} ${MPISW_TOOLS}/atomic_powercut.sh ${_atomic_trials}
                         ${backend} $<TARGET_FILE:atomic_check>)
   set_tests_properties(mpi_atomic_powercut_${backend}_np2 PROPERTIES TIMEOUT 120)

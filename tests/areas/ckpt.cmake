@@ -38,7 +38,7 @@ mpisw_mpi_test(ckpt_crash PROG t_ckpt ARGS crash 100 NP 2 LABELS ckpt
 add_test(NAME mpi_ckpt_kill9_np2
          COMMAND ${MPISW_SH} ${MPISW_TOOLS}/ckpt_kill.sh 4 2 --
                  ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS} -n 2 $<TARGET_FILE:t_ckpt>)
-mpisw_mpi_props(mpi_ckpt_kill9_np2 2 "mpi;ckpt")
+mpisw_mpi_props(mpi_ckpt_kill9_np2 2 "mpi;ckpt;reliability")
 # The image format without MPI (src/ckpt/image.c, crc32c.c): CRC32C check
 # value and table twin, incremental rewrite, restore, damage named.
 add_executable(test_ckpt_image ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_ckpt_image.c

@@ -50,4 +50,4 @@ mpisw_mpi_test(ckpt_levels_onenode PROG t_ckpt_levels ARGS onenode NP 2 LABELS c
 add_test(NAME ckpt_redund_kill9_2x1
          COMMAND ${MPISW_SH} ${MPISW_TOOLS}/redund_kill.sh 4 ${MPISW_MPI_FLAVOR} ${MPISW_MPIEXEC}
                  $<TARGET_FILE:t_redund>)
-mpisw_mpi_props(ckpt_redund_kill9_2x1 2 "mpi;root;multinode;ckpt_redund")
+mpisw_mpi_props(ckpt_redund_kill9_2x1 2 "mpi;root;multinode;ckpt_redund;reliability")
