@@ -82,6 +82,9 @@ void mpisw_ckpt_free_all(void);
 extern struct mpisw_ckpt *mpisw_ckpt_live;
 extern pthread_mutex_t mpisw_ckpt_mu;
 
+/* take.c: MPISW_ERR_USAGE raised for a NULL handle or version pointer, else
+ * MPI_SUCCESS (take, take_local, restart). */
+int mpisw_ckpt_bad_args(mpisw_ckpt *ck, int *version, const char *routine);
 /* take.c: writes one version of this rank into a LOCAL slot; *e on failure. */
 int mpisw_ckpt_write_local(struct mpisw_ckpt *ck, int version, struct mpisw_error *e);
 

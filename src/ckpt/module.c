@@ -55,26 +55,9 @@ void mpisw_ckpt_record_rejected(int rec) {
 /* Sets are collective, so every rank has the same ones; rank 0 sums them
  * by name (versions: the most any rank took; time: the slowest rank). */
 static void report(void) {
-  int rank = 0, size = 1;
+  int rank = 0, total = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  int n = nrecords, *counts = NULL, *displs = NULL, total = 0;
-  if (rank == 0) {
-    counts = calloc((size_t)size, sizeof *counts);
-    displs = calloc((size_t)size, sizeof *displs);
-  }
-  PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  struct record *all = NULL;
-  if (rank == 0 && counts && displs) {
-    for (int r = 0; r < size; r++) {
-      displs[r] = total * (int)sizeof(struct record);
-      total += counts[r];
-      counts[r] *= (int)sizeof(struct record);
-    }
-    all = calloc((size_t)total + 1, sizeof *all);
-  }
-  PMPI_Gatherv(records, n * (int)sizeof(struct record), MPI_BYTE, all, counts, displs, MPI_BYTE,
-               0, MPI_COMM_WORLD);
+  struct record *all = mpisw_report_gather(records, nrecords, sizeof *all, &total);
   if (rank == 0 && all) {
     for (int i = 0; i < total; i++) {
       if (!all[i].name[0]) continue;
@@ -100,8 +83,6 @@ static void report(void) {
     }
   }
   free(all);
-  free(counts);
-  free(displs);
 }
 
 /* The sets the program did not free: released (no MPI call is left to

@@ -178,15 +178,9 @@ static int common_newest(const int *all, int nranks, int max, const int *excl, i
 
 MPISW_EXPORT int mpisw_ckpt_restart(mpisw_ckpt *ck, int *version) {
   const char *R = "mpisw_ckpt_restart";
+  int bad = mpisw_ckpt_bad_args(ck, version, R);
+  if (bad != MPI_SUCCESS) return bad;
   struct mpisw_error e;
-  if (!ck) {
-    mpisw_fail(&e, MPISW_K_USAGE, "the checkpoint handle is NULL");
-    return mpisw_ckpt_error(NULL, R, &e);
-  }
-  if (!version) {
-    mpisw_fail(&e, MPISW_K_USAGE, "the version pointer is NULL");
-    return mpisw_ckpt_error(ck, R, &e);
-  }
   *version = NONE;
   const int max = 2 * MPISW_CKPT_KEEP_MAX;
   struct source *src = calloc((size_t)max, sizeof *src);

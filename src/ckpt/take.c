@@ -57,7 +57,7 @@ int mpisw_ckpt_write_local(struct mpisw_ckpt *ck, int version, struct mpisw_erro
   return 0;
 }
 
-static int bad_args(mpisw_ckpt *ck, int *version, const char *R) {
+int mpisw_ckpt_bad_args(mpisw_ckpt *ck, int *version, const char *R) {
   struct mpisw_error e;
   if (!ck) {
     mpisw_fail(&e, MPISW_K_USAGE, "the checkpoint handle is NULL");
@@ -72,7 +72,7 @@ static int bad_args(mpisw_ckpt *ck, int *version, const char *R) {
 
 MPISW_EXPORT int mpisw_ckpt_take(mpisw_ckpt *ck, int *version) {
   const char *R = "mpisw_ckpt_take";
-  int rc = bad_args(ck, version, R);
+  int rc = mpisw_ckpt_bad_args(ck, version, R);
   if (rc != MPI_SUCCESS) return rc;
   *version = -1;
   /* One number for all: take_local may have moved ranks apart. */
@@ -109,7 +109,7 @@ static int first_of(const struct mpisw_ckpt *ck, int i) {
 
 MPISW_EXPORT int mpisw_ckpt_take_local(mpisw_ckpt *ck, int *version) {
   const char *R = "mpisw_ckpt_take_local";
-  int rc = bad_args(ck, version, R);
+  int rc = mpisw_ckpt_bad_args(ck, version, R);
   if (rc != MPI_SUCCESS) return rc;
   *version = -1;
   struct mpisw_error e;

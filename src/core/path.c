@@ -69,3 +69,16 @@ void mpisw_path_parent(const char *path, char *out, size_t len) {
 int mpisw_path_unlink(const char *path) {
   return (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0);
 }
+
+uint64_t mpisw_kernel_id(void) {
+  char boot[64] = "";
+  FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (b) {
+    if (!fgets(boot, sizeof boot, b)) boot[0] = 0;
+    fclose(b);
+  }
+  struct stat ns;
+  uint64_t h = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
+  for (const char *c = boot; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+  return h;
+}

@@ -3,6 +3,7 @@
 #define MPISW_CORE_PATH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 
@@ -12,6 +13,10 @@ int mpisw_path_expand(const char *pattern, int rank, const char *host, char *out
 
 /* The node's name for %h: gethostname(), cut at the first dot. */
 void mpisw_path_hostname(char *out, size_t len);
+/* Which kernel runs this process (boot id and pid namespace, hashed): two
+ * processes with the same value see each other's pids and /proc, whatever
+ * host names they were given (simulated nodes on one machine). */
+uint64_t mpisw_kernel_id(void);
 
 /* 1 if path names an existing directory (following symlinks). */
 int mpisw_path_is_dir(const char *path);

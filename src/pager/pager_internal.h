@@ -10,12 +10,10 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
+#include "core/uffd_abi.h"
 #include "pager/pager.h"
 
-/* ---- kernel ABI newer than Debian 12's headers (Linux 6.7 / 6.8) ---- */
-#ifndef UFFD_FEATURE_WP_ASYNC
-#define UFFD_FEATURE_WP_ASYNC (1 << 15)
-#endif
+/* ---- kernel ABI newer than Debian 12's headers (Linux 6.8; the rest in core/uffd_abi.h) ---- */
 #ifndef UFFD_FEATURE_MOVE
 #define UFFD_FEATURE_MOVE (1 << 16)
 #endif
@@ -26,21 +24,6 @@ struct uffdio_move {
 };
 #define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
 #define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
-#endif
-#ifndef PAGEMAP_SCAN
-struct page_region {
-  __u64 start, end, categories;
-};
-struct pm_scan_arg {
-  __u64 size, flags, start, end, walk_end, vec, vec_len, max_pages;
-  __u64 category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-#define PM_SCAN_WP_MATCHING (1 << 0)
-#define PM_SCAN_CHECK_WPASYNC (1 << 1)
-#define PAGE_IS_WRITTEN (1 << 1)
-#define PAGE_IS_PRESENT (1 << 3)
-#define PAGE_IS_SWAPPED (1 << 4)
-#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
 /* The pager's threads hash, write back and touch the application's window

@@ -67,26 +67,9 @@ static void before_finalize(void) {
 
 /* Rank 0 gathers every rank's records and prints one line per name. */
 static void report(void) {
-  int rank = 0, size = 1;
+  int rank = 0, total = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  int n = nrecords, *counts = NULL, *displs = NULL, total = 0;
-  if (rank == 0) {
-    counts = calloc((size_t)size, sizeof *counts);
-    displs = calloc((size_t)size, sizeof *displs);
-  }
-  PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  struct record *all = NULL;
-  if (rank == 0) {
-    for (int r = 0; r < size; r++) {
-      displs[r] = total * (int)sizeof(struct record);
-      total += counts[r];
-      counts[r] *= (int)sizeof(struct record);
-    }
-    all = calloc((size_t)total + 1, sizeof *all);
-  }
-  PMPI_Gatherv(records, n * (int)sizeof(struct record), MPI_BYTE, all, counts, displs, MPI_BYTE,
-               0, MPI_COMM_WORLD);
+  struct record *all = mpisw_report_gather(records, nrecords, sizeof *all, &total);
   uint64_t peak_all = 0;
   unsigned long long p = pool_peak, pa = 0;
   PMPI_Reduce(&p, &pa, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -115,8 +98,6 @@ static void report(void) {
               mpisw_format_bytes((double)peak_all, b3, sizeof b3));
   }
   free(all);
-  free(counts);
-  free(displs);
 }
 
 const struct mpisw_module mpisw_pfile_module = {

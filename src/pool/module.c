@@ -18,6 +18,7 @@
 
 #include "core/config.h"
 #include "core/unique.h"
+#include "core/path.h"
 #include "pool/internal.h"
 #include "win/internal.h"
 
@@ -266,24 +267,11 @@ static void release_segments(void) {
  * kernel (this node, or a simulated node on it) gets a pidfd, which polls
  * readable when it ends. Without pidfds (old kernels) no death is seen
  * and MPISW_POOL_TIMEOUT bounds the wait. */
-static uint64_t kernel_id(void) {
-  char boot[64] = "";
-  FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if (b) {
-    if (!fgets(boot, sizeof boot, b)) boot[0] = 0;
-    fclose(b);
-  }
-  struct stat ns;
-  uint64_t h = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
-  for (const char *c = boot; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-  return h;
-}
-
 static void watch_ranks(int nranks) {
   struct who {
     uint64_t kernel;
     int64_t pid;
-  } me = {kernel_id(), getpid()}, *all = calloc((size_t)nranks, sizeof *all);
+  } me = {mpisw_kernel_id(), getpid()}, *all = calloc((size_t)nranks, sizeof *all);
   P->pid = calloc((size_t)nranks, sizeof *P->pid);
   P->pidfd = malloc((size_t)nranks * sizeof *P->pidfd);
   int ok = all && P->pid && P->pidfd, every = 0;

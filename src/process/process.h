@@ -71,6 +71,11 @@ const char *mpisw_built_for(void);                   /* "MPICH" or "Open MPI" */
 void mpisw_identity_check(void);
 
 /* ---- report.c: MPISW_REPORT=1 ---- */
+/* Collective over MPI_COMM_WORLD: rank 0 gets every rank's n records of
+ * size bytes, in rank order, in one calloc'd array (*total of them, one
+ * zeroed spare after them; free it); other ranks get NULL. For the modules'
+ * report lines, which rank 0 sums by name. */
+void *mpisw_report_gather(const void *records, int n, size_t size, int *total);
 /* After PMPI_Init: rank 0 says the library is active, its version and the
  * MPI it was built for. */
 void mpisw_report_init(void);

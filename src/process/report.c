@@ -4,6 +4,7 @@
  * the program did not free (the window module syncs leftovers first:
  * src/win/finalize.c). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "process/process.h"
 
@@ -84,4 +85,32 @@ void mpisw_report_finalize(void) {
             sum[V_LEAKY_RANKS], size);
   else
     fprintf(stderr, "mpisw:   not freed at MPI_Finalize: nothing\n");
+}
+
+void *mpisw_report_gather(const void *records, int n, size_t size, int *total) {
+  int rank = 0, nranks = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  int *counts = NULL, *displs = NULL;
+  *total = 0;
+  if (rank == 0) {
+    counts = calloc((size_t)nranks, sizeof *counts);
+    displs = calloc((size_t)nranks, sizeof *displs);
+  }
+  PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  char *all = NULL;
+  if (rank == 0 && counts && displs) {
+    for (int r = 0; r < nranks; r++) {
+      displs[r] = *total * (int)size;
+      *total += counts[r];
+      counts[r] *= (int)size;
+    }
+    all = calloc((size_t)*total + 1, size);
+  }
+  /* a rank 0 without memory still takes part, and prints nothing */
+  PMPI_Gatherv(records, n * (int)size, MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+  free(counts);
+  free(displs);
+  return all;
 }

@@ -117,5 +117,7 @@ void mpisw_remote_window_gone(struct mpisw_win *w);
 int mpisw_remote_win_sync(MPI_Win win, struct mpisw_win *w);
 /* MPIX_Win_sync_target. */
 int mpisw_remote_sync_target(MPI_Win win, int rank);
+/* The agent's socket: all n bytes sent (out) or received, or -1. */
+int mpisw_remote_io_all(int fd, void *buf, size_t n, int out);
 
 #endif

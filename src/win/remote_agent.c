@@ -75,18 +75,6 @@ static uint32_t my_address(void) {
   return ip;
 }
 
-static int io_all(int fd, void *buf, size_t n, int out) {
-  char *p = buf;
-  while (n) {
-    ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return -1;
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
 /* mmap backend: msync of exactly the named pages that are file pages
  * (whatever mapping dirtied them, the page cache is the file's). Anything
  * else (the pager, shared windows, atomic sync) syncs the placement whole,
@@ -121,17 +109,18 @@ static int sync_ranges(struct mpisw_win *w, const struct mpisw_range *rg, uint32
 static void answer(int fd, int rc, const struct mpisw_error *e) {
   struct mpisw_agent_rep rep = {rc ? -1 : 0, rc ? e->kind : 0, 0, 0};
   if (rc) rep.len = (uint32_t)strlen(e->msg);
-  if (io_all(fd, &rep, sizeof rep, 1) == 0 && rep.len) io_all(fd, (void *)e->msg, rep.len, 1);
+  if (mpisw_remote_io_all(fd, &rep, sizeof rep, 1) == 0 && rep.len)
+    mpisw_remote_io_all(fd, (void *)e->msg, rep.len, 1);
 }
 
 static void serve(int fd) {
   struct mpisw_agent_req q;
   struct mpisw_error e;
-  if (io_all(fd, &q, sizeof q, 0) || q.magic != MPISW_AGENT_MAGIC || q.token != A.token ||
-      q.nranges > MAX_RANGES)
+  if (mpisw_remote_io_all(fd, &q, sizeof q, 0) || q.magic != MPISW_AGENT_MAGIC ||
+      q.token != A.token || q.nranges > MAX_RANGES)
     return; /* not one of ours: no answer */
   struct mpisw_range *rg = q.nranges ? malloc(q.nranges * sizeof *rg) : NULL;
-  if (q.nranges && (!rg || io_all(fd, rg, q.nranges * sizeof *rg, 0))) {
+  if (q.nranges && (!rg || mpisw_remote_io_all(fd, rg, q.nranges * sizeof *rg, 0))) {
     free(rg);
     return;
   }

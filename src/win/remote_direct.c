@@ -18,19 +18,6 @@
 #include "core/path.h"
 #include "win/remote.h"
 
-static uint64_t kernel_id(void) {
-  char boot[64] = "";
-  FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if (b) {
-    if (!fgets(boot, sizeof boot, b)) boot[0] = 0;
-    fclose(b);
-  }
-  struct stat ns;
-  uint64_t h = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
-  for (const char *c = boot; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-  return h;
-}
-
 void mpisw_direct_describe(const struct mpisw_win *w, struct mpisw_remote_peer *me) {
   const struct mpisw_place *p = &w->p;
   const struct mpisw_layout *l = &p->region.l;
@@ -41,7 +28,7 @@ void mpisw_direct_describe(const struct mpisw_win *w, struct mpisw_remote_peer *
     return;
   me->direct = 1;
   me->fd = p->file.fd;
-  me->kernel = kernel_id();
+  me->kernel = mpisw_kernel_id();
   me->dev = (uint64_t)st.st_dev;
   me->ino = (uint64_t)st.st_ino;
   me->map_off = l->map_file_off;
@@ -51,7 +38,7 @@ void mpisw_direct_describe(const struct mpisw_win *w, struct mpisw_remote_peer *
 
 static int try_map(struct mpisw_remote *r, int target) {
   const struct mpisw_remote_peer *p = &r->peers[target], *me = &r->peers[r->me];
-  if (!p->direct || p->kernel != kernel_id() || strcmp(p->host, me->host)) return -1;
+  if (!p->direct || p->kernel != mpisw_kernel_id() || strcmp(p->host, me->host)) return -1;
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, (int)p->fd);
   /* read-write: a mapping of a read-only file descriptor is not VM_SHARED,

@@ -112,7 +112,8 @@ static int fail_rank(struct mpisw_error *e, const struct mpisw_remote *r, int ra
   return mpisw_fail(e, kind, fmt, name, detail);
 }
 
-static int io_all(int fd, void *buf, size_t n, int out) {
+/* All n bytes sent (out) or received, or -1. */
+int mpisw_remote_io_all(int fd, void *buf, size_t n, int out) {
   char *p = buf;
   while (n) {
     ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
@@ -154,8 +155,9 @@ static int send_request(struct ask *a, const struct mpisw_remote_peer *p, int se
   setsockopt(a->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   struct mpisw_agent_req q = {MPISW_AGENT_MAGIC, p->win_id, p->token,
                               (uint32_t)a->ranges.n, (uint32_t)a->whole};
-  if (io_all(a->fd, &q, sizeof q, 1)) return -1;
-  if (a->ranges.n && io_all(a->fd, a->ranges.r, (size_t)a->ranges.n * sizeof a->ranges.r[0], 1))
+  if (mpisw_remote_io_all(a->fd, &q, sizeof q, 1)) return -1;
+  if (a->ranges.n &&
+      mpisw_remote_io_all(a->fd, a->ranges.r, (size_t)a->ranges.n * sizeof a->ranges.r[0], 1))
     return -1;
   a->sent = 1;
   return 0;
@@ -163,14 +165,14 @@ static int send_request(struct ask *a, const struct mpisw_remote_peer *p, int se
 
 static int read_answer(struct ask *a, const struct mpisw_remote *r, struct mpisw_error *e) {
   struct mpisw_agent_rep rep;
-  if (io_all(a->fd, &rep, sizeof rep, 0))
+  if (mpisw_remote_io_all(a->fd, &rep, sizeof rep, 0))
     return fail_rank(e, r, a->rank, MPISW_K_IO,
                      "%s: its sync agent closed the connection without an answer%s",
                      " (the process died?)");
   if (rep.status == 0) return 0;
   char msg[MPISW_MSG_MAX] = "";
   uint32_t len = rep.len < sizeof msg - 1 ? rep.len : (uint32_t)sizeof msg - 1;
-  if (io_all(a->fd, msg, len, 0)) len = 0;
+  if (mpisw_remote_io_all(a->fd, msg, len, 0)) len = 0;
   msg[len] = 0;
   int kind = rep.kind >= 0 && rep.kind < MPISW_K_COUNT ? rep.kind : MPISW_K_IO;
   return fail_rank(e, r, a->rank, kind, "%s: %s", msg);
