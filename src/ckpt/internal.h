@@ -57,7 +57,7 @@ struct mpisw_ckpt {
   int next_version;              /* the number the next checkpoint gets */
   int safe_version;              /* a slot never overwritten: newest known complete, -1 */
   struct mpisw_ckpt_status st;
-  int rec;                       /* its MPISW_REPORT record (module.c), -1 none */
+  int rec;                       /* its MPISW_REPORT record (record.c), -1 none */
   struct mpisw_redund *redund;   /* PARTNER and XOR (levels.c), NULL when off */
   char pfs_dir[PATH_MAX];        /* the expanded PFS directory, "" for no PFS level */
   struct mpisw_ckpt_drain drain[MPISW_CKPT_KEEP_MAX];   /* per LOCAL slot */
@@ -119,10 +119,12 @@ void mpisw_ckpt_pfs_prune(struct mpisw_ckpt *ck);
 /* A protected window was freed (module hook): its region is gone. */
 void mpisw_ckpt_win_freed(MPI_Win was);
 
-/* module.c: MPISW_REPORT's records, kept after the set is freed. */
+/* record.c: MPISW_REPORT's records, kept after the set is freed, and the
+ * report's lines (collective over MPI_COMM_WORLD, the module's hook). */
 int mpisw_ckpt_record_new(const char *name);   /* its index, -1 without memory */
 void mpisw_ckpt_record_take(int rec, uint64_t written, uint64_t skipped, double seconds);
 void mpisw_ckpt_record_rejected(int rec);
+void mpisw_ckpt_report(void);
 
 extern const struct mpisw_module mpisw_ckpt_module;
 

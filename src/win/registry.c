@@ -42,7 +42,6 @@ struct mpisw_win *mpisw_win_lookup(MPI_Win win) {
 }
 
 void mpisw_win_unregister(struct mpisw_win *w) {
-  mpisw_remote_window_gone(w); /* before its placement goes: the agent may be syncing it */
   pthread_mutex_lock(&mpisw_lock);
   for (struct mpisw_win **pp = &windows; *pp; pp = &(*pp)->next)
     if (*pp == w) {

@@ -106,6 +106,19 @@ static int sync_ranges(struct mpisw_win *w, const struct mpisw_range *rg, uint32
   return 0;
 }
 
+/* All n bytes sent (out) or received, or -1. */
+int mpisw_remote_io_all(int fd, void *buf, size_t n, int out) {
+  char *p = buf;
+  while (n) {
+    ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
 static void answer(int fd, int rc, const struct mpisw_error *e) {
   struct mpisw_agent_rep rep = {rc ? -1 : 0, rc ? e->kind : 0, 0, 0};
   if (rc) rep.len = (uint32_t)strlen(e->msg);

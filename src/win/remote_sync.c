@@ -112,19 +112,6 @@ static int fail_rank(struct mpisw_error *e, const struct mpisw_remote *r, int ra
   return mpisw_fail(e, kind, fmt, name, detail);
 }
 
-/* All n bytes sent (out) or received, or -1. */
-int mpisw_remote_io_all(int fd, void *buf, size_t n, int out) {
-  char *p = buf;
-  while (n) {
-    ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return -1;
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
 static int open_to(const struct mpisw_remote_peer *p) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;

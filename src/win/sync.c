@@ -7,29 +7,6 @@
 #include "win/internal.h"
 #include "win/remote.h"
 
-int mpisw_win_sync_storage(struct mpisw_win *w, struct mpisw_error *e) {
-  int rc = 0;
-  if (w->kind == MPISW_WIN_STORAGE || w->kind == MPISW_WIN_SHARED)
-    return mpisw_place_sync(&w->p, e);
-  if (w->kind == MPISW_WIN_USER) {
-    /* Copy the list: the sync must not run under the registry lock's nose. */
-    pthread_mutex_lock(&mpisw_lock);
-    int n = w->nallocs;
-    struct mpisw_alloc **list = n ? malloc((size_t)n * sizeof *list) : NULL;
-    if (list) memcpy(list, w->allocs, (size_t)n * sizeof *list);
-    for (int i = 0; list && i < n; i++) {
-      struct mpisw_error e1;
-      if (mpisw_place_sync(&list[i]->p, &e1) && !rc) {
-        *e = e1;
-        rc = -1;
-      }
-    }
-    pthread_mutex_unlock(&mpisw_lock);
-    free(list);
-  }
-  return rc;
-}
-
 /* The MPI's part of MPI_Win_sync on a window with storage. MPI allows the
  * call outside an epoch, but Open MPI's osc/ucx refuses it there
  * (MPI_ERR_RMA_SYNC); the storage sync must still happen, so treat that
@@ -134,6 +111,7 @@ int mpisw_win_free(MPI_Win *win) {
     mpisw_errhandler_release(&eh);
     return rc;
   }
+  mpisw_remote_window_gone(w); /* before its placement goes: the agent may be syncing it */
   mpisw_win_unregister(w);
   if (storage && !synced && mpisw_place_release(&w->p, 1, &e))
     code = raise_after_free(eh, mpisw_error_code("MPI_Win_free", &e));
