@@ -16,7 +16,7 @@
 #include "core/storage.h"
 
 #define MAGIC "MPISWCKP"
-#define FORMAT 1u
+#define FORMAT 2u
 #define STATE_COMPLETE 0x504d4f43u /* "COMP" */
 #define STATE_WRITING 0u
 #define FIXED 184                  /* bytes before the region sizes */
@@ -41,28 +41,28 @@ int mpisw_ckpt_version_path(char *out, size_t len, const char *dir, const char *
 
 void mpisw_ckpt_header_free(struct mpisw_ckpt_header *h) {
   free(h->sizes);
-  free(h->crcs);
+  free(h->sums);
   h->sizes = NULL;
-  h->crcs = NULL;
+  h->sums = NULL;
 }
 
 int mpisw_ckpt_header_copy(struct mpisw_ckpt_header *dst, const struct mpisw_ckpt_header *src) {
   *dst = *src;
   dst->sizes = malloc(sizeof *dst->sizes * (src->nregions ? src->nregions : 1));
-  dst->crcs = malloc(sizeof *dst->crcs * (src->nchunks ? src->nchunks : 1));
-  if (!dst->sizes || !dst->crcs) {
+  dst->sums = malloc(sizeof *dst->sums * (src->nchunks ? src->nchunks : 1));
+  if (!dst->sizes || !dst->sums) {
     mpisw_ckpt_header_free(dst);
     return -1;
   }
   memcpy(dst->sizes, src->sizes, sizeof *dst->sizes * src->nregions);
-  memcpy(dst->crcs, src->crcs, sizeof *dst->crcs * src->nchunks);
+  memcpy(dst->sums, src->sums, sizeof *dst->sums * src->nchunks);
   return 0;
 }
 
 static uint64_t chunks_of(uint64_t size, uint32_t chunk) { return (size + chunk - 1) / chunk; }
 
 static uint64_t hdr_len_of(uint32_t nregions, uint64_t nchunks) {
-  uint64_t n = FIXED + 8ull * nregions + 4ull * nchunks + 4;
+  uint64_t n = FIXED + 8ull * nregions + 8ull * nchunks + 4;
   return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
 
@@ -109,8 +109,8 @@ static unsigned char *encode(const struct mpisw_ckpt_header *h) {
   memcpy(b + O_NAME, h->name, MPISW_CKPT_NAME_MAX);
   size_t off = FIXED;
   for (uint32_t i = 0; i < h->nregions; i++, off += 8) put64(b, off, h->sizes[i]);
-  memcpy(b + off, h->crcs, 4 * h->nchunks);
-  off += 4 * h->nchunks;
+  memcpy(b + off, h->sums, 8 * h->nchunks);
+  off += 8 * h->nchunks;
   put32(b, off, mpisw_crc32c(0, b, off));
   return b;
 }
@@ -166,7 +166,7 @@ static int decode(int fd, const char *path, struct mpisw_ckpt_header *h, struct 
     free(b);
     return io_fail(e, path, "reading the header", err);
   }
-  size_t end = FIXED + 8 * h->nregions + 4 * h->nchunks;
+  size_t end = FIXED + 8 * h->nregions + 8 * h->nchunks;
   if (mpisw_crc32c(0, b, end) != get32(b, end)) {
     free(b);
     return reject(e, path, "header checksum mismatch");
@@ -177,14 +177,14 @@ static int decode(int fd, const char *path, struct mpisw_ckpt_header *h, struct 
   memcpy(h->name, b + O_NAME, MPISW_CKPT_NAME_MAX);
   h->name[MPISW_CKPT_NAME_MAX - 1] = 0;
   h->sizes = malloc(8 * (h->nregions ? h->nregions : 1));
-  h->crcs = malloc(4 * (h->nchunks ? h->nchunks : 1));
-  if (!h->sizes || !h->crcs) {
+  h->sums = malloc(8 * (h->nchunks ? h->nchunks : 1));
+  if (!h->sizes || !h->sums) {
     free(b);
     mpisw_ckpt_header_free(h);
     return mpisw_fail(e, MPISW_K_NOMEM, "checkpoint image '%s': no memory for its header", path);
   }
   for (uint32_t i = 0; i < h->nregions; i++) h->sizes[i] = get64(b, FIXED + 8 * i);
-  memcpy(h->crcs, b + FIXED + 8 * h->nregions, 4 * h->nchunks);
+  memcpy(h->sums, b + FIXED + 8 * h->nregions, 8 * h->nchunks);
   free(b);
   struct mpisw_ckpt_header l = *h;
   layout(&l);
@@ -256,8 +256,8 @@ int mpisw_ckpt_image_write(const char *path, struct mpisw_ckpt_header *h,
   if (!h->sizes) return mpisw_fail(e, MPISW_K_NOMEM, "checkpoint image '%s': no memory", path);
   for (int i = 0; i < nr; i++) h->sizes[i] = r[i].len;
   layout(h);
-  h->crcs = calloc(h->nchunks ? h->nchunks : 1, 4);
-  if (!h->crcs) return mpisw_fail(e, MPISW_K_NOMEM, "checkpoint image '%s': no memory", path);
+  h->sums = calloc(h->nchunks ? h->nchunks : 1, 8);
+  if (!h->sums) return mpisw_fail(e, MPISW_K_NOMEM, "checkpoint image '%s': no memory", path);
   if (old && !same_layout(old, h)) old = NULL;
 
   int created = 0;
@@ -288,9 +288,9 @@ int mpisw_ckpt_image_write(const char *path, struct mpisw_ckpt_header *h,
   /* 3. The chunks whose checksum changed. */
   EACH_CHUNK(h, {
     const unsigned char *src = (const unsigned char *)r[reg].base + roff;
-    uint32_t c = mpisw_crc32c(0, src, clen);
-    h->crcs[k] = c;
-    if (old && old->crcs[k] == c) {
+    uint64_t c = mpisw_chunk_sum(src, clen);
+    h->sums[k] = c;
+    if (old && old->sums[k] == c) {
       st->skipped += clen;
     } else {
       if ((err = mpisw_pwrite_all(fd, src, clen, foff)) != 0) goto fail;
@@ -341,11 +341,13 @@ static int read_checked(const char *path, const struct mpisw_ckpt_header *h,
                           : io_fail(e, path, "reading", err);
       goto out;
     }
-    uint32_t c = mpisw_crc32c(0, p, clen);
-    if (c != h->crcs[k]) {
+    uint64_t c = mpisw_chunk_sum(p, clen);
+    if (c != h->sums[k]) {
       char why[160];
-      snprintf(why, sizeof why, "checksum mismatch in chunk %llu of region %u (stored %08x, read %08x)",
-               (unsigned long long)k, reg, h->crcs[k], c);
+      snprintf(why, sizeof why,
+               "checksum mismatch in chunk %llu of region %u (stored %016llx, read %016llx)",
+               (unsigned long long)k, reg, (unsigned long long)h->sums[k],
+               (unsigned long long)c);
       rc = reject(e, path, why);
       goto out;
     }

@@ -28,7 +28,7 @@ struct mpisw_ckpt_header {
   uint64_t file_size;       /* the complete file's length */
   char name[MPISW_CKPT_NAME_MAX];
   uint64_t *sizes;          /* nregions (malloc'd) */
-  uint32_t *crcs;           /* nchunks (malloc'd), region after region */
+  uint64_t *sums;           /* nchunks (malloc'd), region after region: mpisw_chunk_sum */
 };
 
 /* One contiguous range of the program's memory an image holds. */

@@ -139,10 +139,57 @@ static void test_image(const char *dir) {
   free(rb);
 }
 
+/* A change that keeps the CRC32C (forged: 4 bytes changed, 4 more chosen by
+ * solving the CRC's linear equations over GF(2)) must still change the
+ * chunk's 64-bit sum, or an incremental checkpoint would skip the chunk. */
+static void test_sum_beats_crc(void) {
+  enum { N = 4096, AT = 100, FIX = 200 };
+  unsigned char *m = malloc(N), *x = malloc(N);
+  if (!m || !x) return;
+  for (int i = 0; i < N; i++) m[i] = (unsigned char)(i * 7 + 3);
+  uint32_t base = mpisw_crc32c(0, m, N);
+  memcpy(x, m, N);
+  for (int i = 0; i < 4; i++) x[AT + i] ^= (unsigned char)(0x5a + i);
+  uint32_t want = mpisw_crc32c(0, x, N) ^ base; /* the change the fix must cancel */
+  /* effect of flipping each of the 32 bits at FIX; then Gaussian elimination */
+  uint32_t col[32], comb[32];
+  for (int b = 0; b < 32; b++) {
+    m[FIX + b / 8] ^= (unsigned char)(1u << (b % 8));
+    col[b] = mpisw_crc32c(0, m, N) ^ base;
+    m[FIX + b / 8] ^= (unsigned char)(1u << (b % 8));
+    comb[b] = 1u << b;
+  }
+  uint32_t pick = 0, w = want;
+  for (int bit = 31, row = 0; bit >= 0; bit--) {
+    int p = -1;
+    for (int r = row; r < 32 && p < 0; r++)
+      if (col[r] >> bit & 1) p = r;
+    if (p < 0) continue;
+    uint32_t t = col[p], c = comb[p];
+    col[p] = col[row], comb[p] = comb[row], col[row] = t, comb[row] = c;
+    for (int r = 0; r < 32; r++)
+      if (r != row && (col[r] >> bit & 1)) col[r] ^= col[row], comb[r] ^= comb[row];
+    if (w >> bit & 1) w ^= col[row], pick ^= comb[row];
+    row++;
+  }
+  CHECK(w == 0, "the CRC could not be forged (rank-deficient?)");
+  for (int b = 0; b < 32; b++)
+    if (pick >> b & 1) x[FIX + b / 8] ^= (unsigned char)(1u << (b % 8));
+  CHECK(memcmp(m, x, N) != 0, "the forged chunk equals the original");
+  CHECK(mpisw_crc32c(0, x, N) == base, "forged CRC32C %08x, original %08x",
+        mpisw_crc32c(0, x, N), base);
+  CHECK(mpisw_chunk_sum(x, N) != mpisw_chunk_sum(m, N),
+        "a change that keeps the CRC32C keeps the chunk's sum too: incremental checkpoints "
+        "would skip it");
+  free(m);
+  free(x);
+}
+
 int main(void) {
   char dir[] = "/tmp/mpisw-ckpt-unit-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   test_crc();
+  test_sum_beats_crc();
   test_image(dir);
   char cmd[200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
