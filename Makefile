@@ -4,8 +4,9 @@
 #   make build     configure and build build/mpich and build/openmpi (Ninja, RelWithDebInfo)
 #   make test      deps + build, then ctest in build/mpich and in build/openmpi,
 #                  then the sanitizer pass in build/asan-mpich (make test-asan)
-#   make test-reliability  Open MPI's label-reliability tests (kill -9 trials),
-#                  which make test runs only in build/mpich
+#   make test-extended  what make test leaves to .ci/run: MPICH's io tests
+#                  linked (label extended), Open MPI's kill -9 trials (label
+#                  reliability; make test runs MPICH's)
 #   make test-asan ASan+UBSan build of MPICH (build/asan-mpich): its tests, and
 #                  20 s of the parser fuzz target (tests/fuzz/)
 #   make fuzz      the parser fuzz target for FUZZ_SECONDS (600) in build/asan-mpich
@@ -49,15 +50,17 @@ $(addprefix build-,$(FLAVORS)): build-%:
 # Both suites run even when the first fails, and the sanitizer pass after
 # them (SANITIZER_PASS=0 leaves it out); the exit status says whether any
 # failed. Tests are MPI jobs on a small machine: run them one at a time.
-# The jobs killed at random instants (label reliability: a job start each,
-# 1-3 s with Open MPI) run in build/mpich here; .ci/run runs Open MPI's as a
-# further step (make test-reliability), so make test stays under 20 minutes.
+# Left to .ci/run's further steps (make test-extended), so that make test
+# stays under 20 minutes on two cores: label extended (MPICH's io tests
+# linked with libmpisw) in both trees, and in build/openmpi the jobs killed
+# at random instants (label reliability: 1-3 s a job start with Open MPI;
+# build/mpich runs its own in make test).
 # The unit tests (unit_*) are MPI-free, the same programs in both trees, and
 # bench_smoke checks the benchmark driver (Python): build/mpich (and the
 # sanitizer pass) runs them.
 SANITIZER_PASS ?= 1
-CTEST_EXCL_mpich   :=
-CTEST_EXCL_openmpi := reliability
+CTEST_EXCL_mpich   := extended
+CTEST_EXCL_openmpi := reliability|extended
 CTEST_EXCL_RE_openmpi := ^(unit_.*|bench_smoke)$$
 test: build $(if $(filter 1,$(SANITIZER_PASS)),build-asan)
 	@failed=; \
@@ -77,10 +80,11 @@ test: build $(if $(filter 1,$(SANITIZER_PASS)),build-asan)
 	if [ -n "$$failed" ]; then echo "make test: FAILED in:$$failed"; exit 1; fi; \
 	echo "make test: all tests passed in: $$trees"
 
-# The label-reliability tests of build/openmpi (left out of make test above).
-.PHONY: test-reliability
-test-reliability: build-openmpi
-	cd build/openmpi && ctest --output-on-failure --timeout $(CTEST_TIMEOUT) -L reliability </dev/null
+# What make test leaves out above, in each tree (.ci/run's further step).
+.PHONY: test-extended
+test-extended: build
+	cd build/mpich && ctest --output-on-failure --timeout $(CTEST_TIMEOUT) -L '$(CTEST_EXCL_mpich)' </dev/null
+	cd build/openmpi && ctest --output-on-failure --timeout $(CTEST_TIMEOUT) -L '$(CTEST_EXCL_openmpi)' </dev/null
 
 # ---- Sanitizer pass: AddressSanitizer + UndefinedBehaviorSanitizer on MPICH.
 # Every report aborts its process, so it fails its test (UBSan does not

@@ -152,9 +152,10 @@ endforeach()
 # pass on plain MPICH 4.0.2; on plain Open MPI 4.1.4 28 (tst_fileview wants
 # ROMIO's error class: mpich_io.sh leaves it out on real files there). make
 # test runs the 26 of set "quick" (all but the two multi-GiB datatype tests
-# and the slowest), linked and pooled on MPICH, pooled on Open MPI; the
-# preloaded runs are .ci/run's steps after make test (all 29 on MPICH, the
-# 26 on Open MPI), which keeps make test under its 20 minutes on 2 cores.
+# and the slowest) pooled on both MPIs; the linked run on MPICH (label
+# extended: make test-extended) and the preloaded runs are .ci/run's steps
+# after make test (all 29 on MPICH, the 26 on Open MPI), which keeps make
+# test under its 20 minutes on 2 cores.
 add_test(NAME realprog_mpich_io_fetch
          COMMAND ${MPISW_SH} -c "exec sh \"$0\" fetch \"\${MPISW_REALPROG_CACHE:-$1}\" $2"
                  ${_rp_dir}/mpich_io.sh ${_rp_cache} ${MPISW_MPI_FLAVOR})
@@ -173,7 +174,7 @@ foreach(mode IN LISTS _mio_runs)
            COMMAND ${MPISW_SH} -c "c=\${MPISW_REALPROG_CACHE:-$1}; shift; exec sh \"$0\" run \"$c\" \"$@\""
                    ${_rp_dir}/mpich_io.sh ${_rp_cache} ${mode} quick $<TARGET_FILE:mpisw>
                    ${MPISW_MPI_FLAVOR} -- ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
-  set(labels "realprog;mpi")
+  set(labels "realprog;mpi;extended")   # linked: .ci/run (make test-extended)
   if(NOT mode STREQUAL "linked")
     set(labels "realprog;mpi;preload")
   endif()
