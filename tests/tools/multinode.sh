@@ -3,6 +3,7 @@
 # Runs PROG on NODES simulated nodes (PPN ranks each) with the MPICH fork
 # launcher; every node gets its own host name through simhost.sh.
 # Exits 77 (ctest skip) when UTS namespaces are not available (not root).
+# MPISW_NODES_TIMEOUT: seconds before the job is killed (50; benchmarks set more).
 set -u
 mpiexec=$1 nodes=$2 ppn=$3
 shift 3
@@ -19,4 +20,4 @@ while [ "$i" -lt "$nodes" ]; do
 done
 np=$((nodes * ppn))
 echo "multinode.sh: $mpiexec -launcher fork -hosts $hosts -ppn $ppn -n $np /bin/sh simhost.sh $*"
-exec timeout -k 5 50 "$mpiexec" -launcher fork -hosts "$hosts" -ppn "$ppn" -n "$np" /bin/sh "$here/simhost.sh" "$@"
+exec timeout -k 5 "${MPISW_NODES_TIMEOUT:-50}" "$mpiexec" -launcher fork -hosts "$hosts" -ppn "$ppn" -n "$np" /bin/sh "$here/simhost.sh" "$@"

@@ -8,6 +8,7 @@
 #            (Open MPI still sees one node; the library's node map goes by
 #            host name too, as %h does)
 # Exits 77 (ctest skip) without 'unshare --uts' (root / CAP_SYS_ADMIN).
+# MPISW_NODES_TIMEOUT: seconds before the job is killed (50; benchmarks set more).
 set -u
 flavor=$1 mpiexec=$2 nodes=$3 ppn=$4
 shift 4
@@ -21,6 +22,6 @@ if ! unshare --uts true 2>/dev/null; then
 fi
 np=$((nodes * ppn))
 echo "redund_nodes.sh: $mpiexec -n $np (host name mpisw-node<rank/$ppn>) $*"
-exec timeout -k 5 50 "$mpiexec" --allow-run-as-root --oversubscribe -n "$np" \
+exec timeout -k 5 "${MPISW_NODES_TIMEOUT:-50}" "$mpiexec" --allow-run-as-root --oversubscribe -n "$np" \
   sh -c 'n=$((OMPI_COMM_WORLD_RANK / $0)); exec unshare --uts sh -c "hostname mpisw-node$n && exec \"\$@\"" simhost "$@"' \
   "$ppn" "$@"
