@@ -108,6 +108,19 @@ static inline double bench_now(void) {
 }
 
 /* qsort order of doubles. */
+/* The 1-minute load average (-1 when unknown): on a shared machine it says
+ * how much the figures were competing for the cores. */
+static inline double bench_load1(void)
+{
+  double v = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &v) != 1) v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
 static inline int bench_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);

@@ -105,26 +105,13 @@ static int same_as(const char *path, const unsigned char *data, size_t n) {
   return ok;
 }
 
-/* The 1-minute load average (the machine is shared: the README says so). */
-static double load1(void) {
-  double l = -1;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf", &l) != 1) l = -1;
-    fclose(f);
-  }
-  return l;
-}
-
-static int cmp_d(const void *a, const void *b) { return bench_cmp_double(a, b); }
-
 static void print_record(const struct opts *o, const double *ckpt, const double *drain_bw,
                          int ndrain, double waited, double total) {
   double c[MAX_ITERS], d[MAX_ITERS];
   memcpy(c, ckpt, sizeof(double) * (size_t)o->iters);
-  qsort(c, (size_t)o->iters, sizeof(double), cmp_d);
+  qsort(c, (size_t)o->iters, sizeof(double), bench_cmp_double);
   memcpy(d, drain_bw, sizeof(double) * (size_t)ndrain);
-  qsort(d, (size_t)ndrain, sizeof(double), cmp_d);
+  qsort(d, (size_t)ndrain, sizeof(double), bench_cmp_double);
   printf("{\"bench\":\"ckpt\",\"mode\":\"%s\",\"ranks\":%d,\"size\":%zu,\"iters\":%d,"
          "\"request\":%zu,\"depth\":%d,\"compute_s\":%.3f,\"ckpt_s\":%.6f,\"ckpt_min_s\":%.6f,\"ckpt_max_s\":%.6f,"
          "\"ckpt_first_s\":%.6f",
@@ -136,7 +123,7 @@ static void print_record(const struct opts *o, const double *ckpt, const double 
            d[ndrain / 2] / 1e9, d[0] / 1e9, d[ndrain - 1] / 1e9, ndrain);
   printf(",\"slot_wait_s\":%.6f,\"total_s\":%.6f,\"app_GBps\":%.6f,\"load1\":%.2f,"
          "\"cores\":%ld}\n", waited, total, (double)o->size * nranks / c[o->iters / 2] / 1e9,
-         load1(), sysconf(_SC_NPROCESSORS_ONLN));
+         bench_load1(), sysconf(_SC_NPROCESSORS_ONLN));
   fflush(stdout);
 }
 

@@ -127,18 +127,6 @@ static mpisw_ckpt *make_set(const char *local, const char *mode, int xor_size) {
   return ck;
 }
 
-static double load1(void) {
-  double l = -1;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf", &l) != 1) l = -1;
-    fclose(f);
-  }
-  return l;
-}
-
-static int cmp_d(const void *a, const void *b) { return bench_cmp_double(a, b); }
-
 static double max_over_ranks(double x) {
   double m;
   MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -282,7 +270,7 @@ int main(int argc, char **argv) {
   check_mpi(mpisw_ckpt_free(&ck), "mpisw_ckpt_free");
 
   if (rank == 0) {
-    qsort(take, (size_t)iters, sizeof(double), cmp_d);
+    qsort(take, (size_t)iters, sizeof(double), bench_cmp_double);
     printf("{\"bench\":\"ckpt_levels\",\"mode\":\"%s\",\"nodes\":%d,\"ranks\":%d,\"xor_size\":%d,"
            "\"keep\":%d,\"size\":%zu,\"iters\":%d,\"data_bytes\":%.0f,"
            "\"local_bytes\":%.0f,\"local_du_bytes\":%.0f,\"local_files\":%.0f,"
@@ -294,7 +282,7 @@ int main(int argc, char **argv) {
            mode, nodes, nranks, xor_size, KEEP, size, iters, (double)size * nranks,
            sum[0][0], sum[0][1], sum[0][2], sum[1][0], sum[1][1], sum[1][2], sum[2][0], sum[2][1],
            sum[2][2], take[iters / 2], take[0], take[iters - 1], restart, lose ? victim : "",
-           nlost, last, rv, level_name(level), anybad ? "false" : "true", load1(),
+           nlost, last, rv, level_name(level), anybad ? "false" : "true", bench_load1(),
            sysconf(_SC_NPROCESSORS_ONLN));
     fflush(stdout);
   }

@@ -343,19 +343,6 @@ static void json_escape(char *out, size_t len, const char *s)
   out[j] = '\0';
 }
 
-/* The 1-minute load average (-1 when unknown): on a shared machine it says
- * how much the figures were competing for the cores. */
-static double load1(void)
-{
-  double v = -1;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf", &v) != 1) v = -1;
-    fclose(f);
-  }
-  return v;
-}
-
 /* The fields every record of a target and configuration has. */
 static void head(char *out, size_t len, const struct opts *o, const struct target *t,
                  int shared, int round, const char *phase)
@@ -370,7 +357,7 @@ static void head(char *out, size_t len, const struct opts *o, const struct targe
            "\"collective\":%s,\"fsync\":%s,\"round\":%d,\"phase\":\"%s\",\"load1\":%.2f",
            lab, pre, shared ? "shared" : "fpp", nranks, cores,
            nranks > cores ? "true" : "false", hints, o->collective ? "true" : "false",
-           o->fsync_after ? "true" : "false", round, phase, load1());
+           o->fsync_after ? "true" : "false", round, phase, bench_load1());
 }
 
 /* ---- M1: open/close pairs of one file */
