@@ -8,7 +8,8 @@ against atomic) shows what noise alone gives. Bytes: the device's written
 bytes during the sync (dev_write), and this process's (proc_write, /proc/
 self/io: the pages it dirtied, the journal's included, and direct writes)."""
 
-from harness.api import Step, fmt_stat, human_bytes, md_table, stats
+from harness.api import (Step, fmt_stat, human_bytes, legend_outside, md_table,
+                         median_and_spread, save_png, stats)
 
 SUITES = {"durability": "MPI_Win_sync storage_sync=atomic vs plain, 1% of a 64 MiB "
                         "window's pages changed, mmap and pager backends, interleaved A/B "
@@ -91,6 +92,46 @@ def ratios(runs):
         out.append(dict(name="durability atomic / atomic (A/A) time, mmap", which="1% of 64 MiB",
                         detail="durability_bench, the noise of the A/B ratio", **s))
     return out
+
+
+def plot(suite, summary, runs, out, stamp, plt):
+    """Two panels, atomic beside plain for each backend: the sync's time, and
+    the share of the window the device wrote (min-max bars)."""
+    if suite != "durability":
+        return {}
+    sec, share = {}, {}
+    for x in summary:
+        f = x["fields"]
+        if x["bench"] == "durability" and not f.get("aa") and x["metrics"].get("sec"):
+            sec[(f.get("backend"), f.get("kind"))] = {k: v * 1000 for k, v in
+                                                      x["metrics"]["sec"].items()
+                                                      if k in ("min", "median", "max")}
+    for be in ("mmap", "pager"):
+        for kind in ("atomic", "plain"):
+            st = stats(_fraction(runs, be, kind, "dev_write"))
+            if st:
+                share[(be, kind)] = {k: 100 * st[k] for k in ("min", "median", "max")}
+    if not sec and not share:
+        return {}
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    panels = ((axes[0], sec, "ms per MPI_Win_sync (median, min-max)"),
+              (axes[1], share, "% of the window the device wrote"))
+    for ax, data, ylabel in panels:
+        for j, kind in enumerate(("atomic", "plain")):
+            xs, pts = [], []
+            for i, be in enumerate(("mmap", "pager")):
+                if (be, kind) in data:
+                    xs.append(i + (j - 0.5) * 0.38)
+                    pts.append(data[(be, kind)])
+            if xs:
+                ys, err = median_and_spread(pts)
+                ax.bar(xs, ys, width=0.38, yerr=err, capsize=3, label=f"{kind} sync")
+        ax.set_xticks([0, 1])
+        ax.set_xticklabels(["mmap backend", "pager backend"])
+        ax.set_ylabel(ylabel)
+    legend_outside(axes[1])
+    fig.suptitle(f"Atomic vs plain sync, 1% of a 64 MiB window changed — {stamp}")
+    return save_png(fig, plt, out, suite, "durability")
 
 
 def readme(doc):

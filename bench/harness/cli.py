@@ -42,6 +42,11 @@ def replot(suite, out):
                     started.strftime("%Y-%m-%d %H:%M UTC"))
     for p in pngs.values():
         say(f"bench: plot {os.path.join(out, p)}")
+    if pngs != doc.get("plots"):   # the README lists the plots the JSON names
+        doc["plots"] = pngs
+        with open(path, "w") as f:
+            f.write(json.dumps(doc, indent=1) + "\n")
+        write_readme(os.path.abspath(out))
     return 0
 
 
@@ -79,7 +84,8 @@ def main(argv=None):
                     help="only write OUT/README.md again from the latest JSON files in OUT")
     ap.add_argument("--plots-only", action="store_true",
                     help="only draw the plots of OUT/latest-SUITE.json again (after a change "
-                         "of the plots; nothing is measured)")
+                         "of the plots; nothing is measured; the JSON's list of plots and "
+                         "OUT/README.md follow)")
     a = ap.parse_args(argv)
     if a.readme_only:
         write_readme(os.path.abspath(a.out))
