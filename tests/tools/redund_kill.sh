@@ -23,8 +23,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 143' INT TERM
-# A killed Open MPI job leaves its session directory and shared-memory
-# segments behind: put them in the trial's directory, removed with it.
+# A killed job cannot remove its test scratch directory (tl_scratch) and a
+# killed Open MPI job leaves its session directory and shared-memory
+# segments behind: put them all in the trial's directory, removed with it.
+MPISW_TEST_TMPDIR=$dir/mpi
+export MPISW_TEST_TMPDIR
 if [ "$flavor" = openmpi ]; then
   OMPI_MCA_orte_tmpdir_base=$dir/mpi
   OMPI_MCA_btl_vader_backing_directory=$dir/mpi
