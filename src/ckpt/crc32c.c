@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "core/hash.h"
+
 static uint32_t table[256];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
@@ -58,27 +60,6 @@ uint32_t mpisw_crc32c(uint32_t crc, const void *p, size_t n) {
 }
 #endif
 
-/* Four independent lanes of (h + word) * odd constant over 8-byte words
- * (no lane waits for another's multiply), folded with a final mix. */
-static uint32_t mul_hash(const unsigned char *b, size_t n) {
-  const uint64_t K = 0x9E3779B97F4A7C15ull;
-  uint64_t h[4] = {1, 2, 3, 4};
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    for (int l = 0; l < 4; l++) {
-      uint64_t w;
-      memcpy(&w, b + i + 8 * l, 8);
-      h[l] = (h[l] + w) * K;
-    }
-  uint64_t x = h[0] ^ (h[1] << 1 | h[1] >> 63) ^ (h[2] << 2 | h[2] >> 62) ^
-               (h[3] << 3 | h[3] >> 61) ^ n;
-  for (; i < n; i++) x = (x ^ b[i]) * K;
-  x ^= x >> 31;
-  x *= 0xD6E8FEB86659FD93ull;
-  x ^= x >> 32;
-  return (uint32_t)x;
-}
-
 uint64_t mpisw_chunk_sum(const void *p, size_t n) {
-  return (uint64_t)mul_hash(p, n) << 32 | mpisw_crc32c(0, p, n);
+  return (mpisw_hash64(0, p, n) & 0xffffffff00000000ull) | mpisw_crc32c(0, p, n);
 }

@@ -115,20 +115,6 @@ static unsigned char *encode(const struct mpisw_ckpt_header *h) {
   return b;
 }
 
-static int pread_all(int fd, void *buf, uint64_t n, uint64_t off) {
-  unsigned char *p = buf;
-  while (n) {
-    ssize_t k = pread(fd, p, n > (1u << 30) ? (1u << 30) : n, (off_t)off);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return errno;
-    if (k == 0) return ENODATA;   /* the file ends early */
-    p += k;
-    n -= (uint64_t)k;
-    off += (uint64_t)k;
-  }
-  return 0;
-}
-
 static int io_fail(struct mpisw_error *e, const char *path, const char *what, int err) {
   int kind = err == ENOSPC || err == EDQUOT ? MPISW_K_NOSPACE : MPISW_K_IO;
   if (err == EACCES || err == EPERM || err == EROFS || err == ELOOP) kind = MPISW_K_ACCESS;
@@ -145,7 +131,7 @@ static int decode(int fd, const char *path, struct mpisw_ckpt_header *h, struct 
   struct stat st;
   if (fstat(fd, &st) != 0) return io_fail(e, path, "stat", errno);
   unsigned char fixed[FIXED];
-  if ((uint64_t)st.st_size < ALIGN || pread_all(fd, fixed, FIXED, 0))
+  if ((uint64_t)st.st_size < ALIGN || mpisw_pread_all(fd, fixed, FIXED, 0))
     return reject(e, path, "partial: the file is shorter than a header");
   if (memcmp(fixed + O_MAGIC, MAGIC, 8) != 0) return reject(e, path, "not a checkpoint image");
   if (get32(fixed, O_FORMAT) != FORMAT) return reject(e, path, "written by another format version");
@@ -161,7 +147,7 @@ static int decode(int fd, const char *path, struct mpisw_ckpt_header *h, struct 
     return reject(e, path, "header checksum mismatch (its sizes are not consistent)");
   unsigned char *b = malloc(h->hdr_len);
   if (!b) return mpisw_fail(e, MPISW_K_NOMEM, "checkpoint image '%s': no memory for its header", path);
-  int err = pread_all(fd, b, h->hdr_len, 0);
+  int err = mpisw_pread_all(fd, b, h->hdr_len, 0);
   if (err) {
     free(b);
     return io_fail(e, path, "reading the header", err);
@@ -235,16 +221,6 @@ static int same_layout(const struct mpisw_ckpt_header *a, const struct mpisw_ckp
   return 1;
 }
 
-static int sync_dir_of(const char *path) {
-  char dir[4096];
-  mpisw_path_parent(path, dir, sizeof dir);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  int rc = fsync(fd) ? errno : 0;
-  close(fd);
-  return rc;
-}
-
 int mpisw_ckpt_image_write(const char *path, struct mpisw_ckpt_header *h,
                            const struct mpisw_ckpt_range *r, int nr,
                            const struct mpisw_ckpt_header *old,
@@ -312,7 +288,7 @@ int mpisw_ckpt_image_write(const char *path, struct mpisw_ckpt_header *h,
   if (err || (fdatasync(fd) && (err = errno))) goto fail;
   st->written += h->hdr_len;
   close(fd);
-  if (created && (err = sync_dir_of(path)) != 0) return io_fail(e, path, "syncing its directory", err);
+  if (created && (err = mpisw_path_sync_parent(path)) != 0) return io_fail(e, path, "syncing its directory", err);
   return 0;
 fail:
   /* Not an image any more: gone, so that its space comes back and no
@@ -335,7 +311,7 @@ static int read_checked(const char *path, const struct mpisw_ckpt_header *h,
   int rc = 0;
   EACH_CHUNK(h, {
     unsigned char *p = dst ? (unsigned char *)dst[reg].base + roff : buf;
-    int err = pread_all(fd, p, clen, foff);
+    int err = mpisw_pread_all(fd, p, clen, foff);
     if (err) {
       rc = err == ENODATA ? reject(e, path, "partial: the file ends inside its data")
                           : io_fail(e, path, "reading", err);
@@ -388,19 +364,13 @@ int mpisw_ckpt_image_check(const char *path, int *version, struct mpisw_error *e
 }
 
 int mpisw_ckpt_mkdirs(const char *dir, struct mpisw_error *e) {
-  char p[4096];
-  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+  char at[4096];
+  int err = mpisw_path_mkdirs(dir, at, sizeof at);
+  if (err == ENAMETOOLONG)
     return mpisw_fail(e, MPISW_K_USAGE, "checkpoint directory '%s': the path is too long", dir);
-  for (char *s = p + 1;; s++) {
-    if (*s != '/' && *s) continue;
-    char c = *s;
-    *s = 0;
-    if (mkdir(p, 0700) != 0 && errno != EEXIST)
-      return mpisw_fail(e, mpisw_errno_kind(errno), "checkpoint directory '%s': cannot make '%s': %s",
-                        dir, p, strerror(errno));
-    *s = c;
-    if (!c) break;
-  }
+  if (err)
+    return mpisw_fail(e, mpisw_errno_kind(err), "checkpoint directory '%s': cannot make '%s': %s",
+                      dir, at, strerror(err));
   if (!mpisw_path_is_dir(dir))
     return mpisw_fail(e, MPISW_K_NOFILE, "checkpoint directory '%s' is not a directory", dir);
   return 0;

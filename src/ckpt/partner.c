@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ckpt/redund_internal.h"
+#include "core/hash.h"
 #include "core/path.h"
 #include "mpisw.h"
 #include "win/internal.h"
@@ -259,7 +260,7 @@ static int put_copy(struct mpisw_redund *r, int version, const char *path, uint6
     size_t n = size - done < REDUND_IO_PIECE ? (size_t)(size - done) : REDUND_IO_PIECE;
     rc = mpisw_redund_pread(fd, buf, n, done, path, e);
     if (rc == 0) rc = rma(r, 1, buf, n, off + P_SLOT_HDR + done, e);
-    check = mpisw_redund_sum(check, buf, n);
+    check = mpisw_hash64(check, buf, n);
     done += n;
   }
   free(buf);
@@ -379,7 +380,7 @@ static int get_copy(struct mpisw_redund *r, int version, char *out, size_t outle
                                                      : REDUND_IO_PIECE;
     rc = rma(r, 0, buf, n, off + done, e);
     if (rc == 0) rc = mpisw_redund_pwrite(fd, buf, n, done, tmp, e);
-    sum = mpisw_redund_sum(sum, buf, n);
+    sum = mpisw_hash64(sum, buf, n);
     done += n;
   }
   free(buf);

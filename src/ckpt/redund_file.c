@@ -10,58 +10,30 @@
 #include <unistd.h>
 
 #include "ckpt/redund_internal.h"
+#include "core/hash.h"
 #include "core/path.h"
+#include "core/storage.h"
 #include "win/internal.h"
 
 int mpisw_redund_fail_code(const char *routine, struct mpisw_error *e) {
   return mpisw_error_code(routine, e);
 }
 
-/* A word-at-a-time mix (not cryptographic): finds torn, stale and flipped
- * bytes, fast enough to run over every image at store and rebuild. */
-uint64_t mpisw_redund_sum(uint64_t h, const void *buf, size_t len) {
-  const unsigned char *p = buf;
-  while (len >= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    h ^= w * 0x9E3779B97F4A7C15ull;
-    h = (h << 29 | h >> 35) * 0xBF58476D1CE4E5B9ull;
-    p += 8;
-    len -= 8;
-  }
-  while (len--) {
-    h ^= *p++;
-    h *= 0x100000001B3ull;
-  }
-  return h ^ (h >> 31);
-}
-
 int mpisw_redund_pread(int fd, void *buf, size_t len, uint64_t off, const char *path,
                        struct mpisw_error *e) {
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return mpisw_fail(e, MPISW_K_IO, "%s: read: %s", path, strerror(errno));
-    if (n == 0) return mpisw_fail(e, MPISW_K_IO, "%s: shorter than expected (%llu bytes at %llu)",
-                                  path, (unsigned long long)len, (unsigned long long)off);
-    done += (size_t)n;
-  }
-  return 0;
+  int err = mpisw_pread_all(fd, buf, len, off);
+  if (err == ENODATA)
+    return mpisw_fail(e, MPISW_K_IO, "%s: shorter than expected (%llu bytes at %llu)", path,
+                      (unsigned long long)len, (unsigned long long)off);
+  return err ? mpisw_fail(e, MPISW_K_IO, "%s: read: %s", path, strerror(err)) : 0;
 }
 
 int mpisw_redund_pwrite(int fd, const void *buf, size_t len, uint64_t off, const char *path,
                         struct mpisw_error *e) {
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      return mpisw_fail(e, errno == ENOSPC || errno == EDQUOT ? MPISW_K_NOSPACE : MPISW_K_IO,
-                        "%s: write: %s", path, strerror(errno));
-    done += (size_t)n;
-  }
-  return 0;
+  int err = mpisw_pwrite_all(fd, buf, len, off);
+  if (!err) return 0;
+  return mpisw_fail(e, err == ENOSPC || err == EDQUOT ? MPISW_K_NOSPACE : MPISW_K_IO,
+                    "%s: write: %s", path, strerror(err));
 }
 
 int mpisw_redund_file_sum(const char *path, uint64_t *size, uint64_t *sum, struct mpisw_error *e) {
@@ -84,7 +56,7 @@ int mpisw_redund_file_sum(const char *path, uint64_t *size, uint64_t *sum, struc
   while (off < len && rc == 0) {
     size_t n = len - off < REDUND_IO_PIECE ? (size_t)(len - off) : REDUND_IO_PIECE;
     rc = mpisw_redund_pread(fd, buf, n, off, path, e);
-    h = mpisw_redund_sum(h, buf, n);
+    h = mpisw_hash64(h, buf, n);
     off += n;
   }
   free(buf);
@@ -110,17 +82,12 @@ int mpisw_redund_relpath(const struct mpisw_redund *r, const char *path, char *r
 }
 
 int mpisw_redund_mkparents(const char *path, struct mpisw_error *e) {
-  char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *s = buf + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = 0;
-    if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-      return mpisw_fail(e, mpisw_errno_kind(errno), "cannot make directory %s: %s", buf,
-                        strerror(errno));
-    *s = '/';
-  }
-  return 0;
+  char dir[PATH_MAX], at[PATH_MAX];
+  mpisw_path_parent(path, dir, sizeof dir);
+  int err = mpisw_path_mkdirs(dir, at, sizeof at);
+  return err ? mpisw_fail(e, mpisw_errno_kind(err), "cannot make directory %s: %s", at,
+                          strerror(err))
+             : 0;
 }
 
 int mpisw_redund_commit(int fd, const char *tmp, const char *path, struct mpisw_error *e) {
@@ -137,12 +104,6 @@ int mpisw_redund_commit(int fd, const char *tmp, const char *path, struct mpisw_
     mpisw_path_unlink(tmp);
     return mpisw_fail(e, MPISW_K_IO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
   }
-  char dir[PATH_MAX];
-  mpisw_path_parent(path, dir, sizeof dir);
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);   /* the rename itself durable */
-    close(dfd);
-  }
+  mpisw_path_sync_parent(path);   /* the rename itself durable */
   return 0;
 }

@@ -38,9 +38,8 @@ struct mpisw_redund {
 
 /* redund.c */
 int mpisw_redund_fail_code(const char *routine, struct mpisw_error *e);
-/* 64-bit checksum of bytes, continued from h (start with REDUND_SUM0). */
+/* The seed of the levels' file sums (mpisw_hash64, core/hash.h). */
 #define REDUND_SUM0 0x6a09e667f3bcc908ull
-uint64_t mpisw_redund_sum(uint64_t h, const void *buf, size_t len);
 /* Size and checksum of a whole file. */
 int mpisw_redund_file_sum(const char *path, uint64_t *size, uint64_t *sum, struct mpisw_error *e);
 /* path relative to the LOCAL dir (must lie under it) into rel. */

@@ -57,28 +57,10 @@ static int sys_fail(struct mpisw_error *e, int err, const char *what, const char
 
 /* Makes every missing directory above path (mode 0700). */
 static int make_parents(const char *path, struct mpisw_error *e) {
-  char d[4096];
-  size_t n = strlen(path);
-  if (n >= sizeof d) return mpisw_fail(e, MPISW_K_USAGE, "stage: path '%s' is too long", path);
-  memcpy(d, path, n + 1);
-  for (char *p = d + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(d, 0700) != 0 && errno != EEXIST) return sys_fail(e, errno, "cannot make directory", d);
-    *p = '/';
-  }
-  return 0;
-}
-
-static int read_all(int fd, char *buf, uint64_t n, uint64_t off) {
-  while (n) {
-    ssize_t r = pread(fd, buf, n, (off_t)off);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return errno;
-    if (r == 0) return ENODATA; /* the source shrank under us */
-    buf += r, off += (uint64_t)r, n -= (uint64_t)r;
-  }
-  return 0;
+  char dir[4096], at[4096];
+  mpisw_path_parent(path, dir, sizeof dir);
+  int err = mpisw_path_mkdirs(dir, at, sizeof at);
+  return err ? sys_fail(e, err, "cannot make directory", at) : 0;
 }
 
 static long io_setup_(unsigned n, aio_context_t *c) { return syscall(SYS_io_setup, n, c); }
@@ -115,7 +97,7 @@ static int copy_aio(struct copy *c, struct mpisw_error *e) {
       int id = free_ids[--nfree];
       char *buf = c->bufs + (uint64_t)id * c->request;
       uint64_t n = c->size - off < c->request ? c->size - off : c->request;
-      int err = read_all(c->sfd, buf, n, off);
+      int err = mpisw_pread_all(c->sfd, buf, n, off);
       if (err) {
         rc = sys_fail(e, err, "cannot read", c->src);
         free_ids[nfree++] = id;
@@ -174,7 +156,7 @@ static int copy_aio(struct copy *c, struct mpisw_error *e) {
 static int copy_sync(struct copy *c, struct mpisw_error *e) {
   for (uint64_t off = 0; off < c->size;) {
     uint64_t n = c->size - off < c->request ? c->size - off : c->request;
-    int err = read_all(c->sfd, c->bufs, n, off);
+    int err = mpisw_pread_all(c->sfd, c->bufs, n, off);
     if (err) return sys_fail(e, err, "cannot read", c->src);
     uint64_t wn = c->direct ? (n + ALIGN - 1) / ALIGN * ALIGN : n;
     memset(c->bufs + n, 0, wn - n);
@@ -251,14 +233,12 @@ int mpisw_stage_copy(const char *src, const char *dst, struct mpisw_stage_copyin
     sys_fail(e, errno, "cannot rename to", dst);
     goto undo;
   }
-  mpisw_path_parent(dst, dir, sizeof dir);
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0 || fsync(dfd) != 0) {
-    sys_fail(e, errno, "cannot make the new name durable in", dir);
-    if (dfd >= 0) close(dfd);
+  int err = mpisw_path_sync_parent(dst);
+  if (err) {
+    mpisw_path_parent(dst, dir, sizeof dir);
+    sys_fail(e, err, "cannot make the new name durable in", dir);
     goto out; /* dst is complete; only its name may not survive a crash */
   }
-  close(dfd);
   if (ci) *ci = (struct mpisw_stage_copyinfo){c.size, t0, now() - t0};
   rc = 0;
   goto out;

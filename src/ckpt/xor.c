@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "ckpt/redund_internal.h"
+#include "core/hash.h"
 #include "core/path.h"
 #include "core/warn.h"
 #include "win/internal.h"
@@ -219,8 +220,8 @@ static uint64_t header_sum(const char *hdr, uint32_t len) {
   struct xhdr h;
   memcpy(&h, hdr, sizeof h);
   h.hdr_sum = 0;
-  uint64_t s = mpisw_redund_sum(REDUND_SUM0, &h, sizeof h);
-  return mpisw_redund_sum(s, hdr + sizeof h, len - sizeof h);
+  uint64_t s = mpisw_hash64(REDUND_SUM0, &h, sizeof h);
+  return mpisw_hash64(s, hdr + sizeof h, len - sizeof h);
 }
 
 /* Reads and checks the header of this rank's parity file of version: the
@@ -369,7 +370,7 @@ int mpisw_xor_store(struct mpisw_redund *r, int version, const char *path,
       failed = mpisw_fail(e, MPISW_K_IO, "MPI_Reduce_scatter of the XOR group failed") != 0;
     size_t got = (size_t)counts[r->xpos];
     if (!failed && got) failed = mpisw_redund_pwrite(fd, out, got, len + mine, tmp, e) != 0;
-    psum = mpisw_redund_sum(psum, out, got);
+    psum = mpisw_hash64(psum, out, got);
     o += b;
   }
   if (img >= 0) close(img);
@@ -540,7 +541,7 @@ int mpisw_xor_rebuild(struct mpisw_redund *r, int version, int need, char *outpa
       if (!failed && s1 < e1) {
         failed = mpisw_redund_pwrite(pfd, sum + (s1 - o), (size_t)(e1 - s1), len + (s1 - a),
                                      ptmp, e) != 0;
-        psum = mpisw_redund_sum(psum, sum + (s1 - o), (size_t)(e1 - s1));
+        psum = mpisw_hash64(psum, sum + (s1 - o), (size_t)(e1 - s1));
       }
       uint64_t s2 = o > z ? o : z;
       if (!failed && s2 < end) {

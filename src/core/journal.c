@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "core/path.h"
 #include "core/storage.h"
 
@@ -19,31 +20,6 @@ enum { H_SEQ = 1, H_COUNT, H_BODY, H_ROFF, H_RLEN, H_BSUM, H_HSUM };
 #define BOUNCE (1u << 20)
 
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
-
-static uint64_t mix(uint64_t h) {
-  h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
-  h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 33);
-}
-
-/* Four multiply-rotate lanes over 8-byte words, the tail byte by byte:
- * position-dependent, any single changed bit changes the result. */
-uint64_t mpisw_journal_hash(const void *p, uint64_t n) {
-  const unsigned char *s = p;
-  uint64_t l[4] = {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull,
-                   0x2545f4914f6cdd1dull};
-  uint64_t i = 0, w;
-  for (; i + 32 <= n; i += 32)
-    for (int k = 0; k < 4; k++) {
-      memcpy(&w, s + i + 8 * k, 8);
-      l[k] = (l[k] ^ w) * 0x100000001b3ull;
-      l[k] = (l[k] << 29) | (l[k] >> 35);
-    }
-  uint64_t h = n * 0x9e3779b97f4a7c15ull;
-  for (int k = 0; k < 4; k++) h = mix(h ^ l[k]);
-  for (; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
-  return mix(h);
-}
 
 int mpisw_journal_name(const char *data_path, uint64_t range_off, char *out, size_t n,
                        struct mpisw_error *e) {
@@ -62,16 +38,10 @@ static int io_fail(struct mpisw_error *e, int err, const char *what, const char 
                     path, what, strerror(err));
 }
 
+/* 0, 1 when the file ends early (a torn journal), -1 on a read error. */
 static int read_all(int fd, void *buf, uint64_t n, uint64_t off) {
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return -1;
-    if (r == 0) break;
-    done += (uint64_t)r;
-  }
-  return done == n ? 0 : 1; /* 1: the file ends early (a torn journal) */
+  int err = mpisw_pread_all(fd, buf, n, off);
+  return err == ENODATA ? 1 : err ? -1 : 0;
 }
 
 /* Calls fn for each record of a body; -1 when a record is malformed or
@@ -121,7 +91,7 @@ static int read_commit(int fd, uint64_t *h, char **body, int *what) {
     return 0;
   }
   *what = MPISW_JOURNAL_DISCARDED;
-  if (memcmp(h, MAGIC, 8) || mpisw_journal_hash(h, 56) != h[H_HSUM]) return 0;
+  if (memcmp(h, MAGIC, 8) || mpisw_hash64(0, h, 56) != h[H_HSUM]) return 0;
   struct stat st;
   if (fstat(fd, &st) != 0) return -1;
   if (h[H_BODY] > (uint64_t)st.st_size - MPISW_JOURNAL_HEAD) return 0;
@@ -135,7 +105,7 @@ static int read_commit(int fd, uint64_t *h, char **body, int *what) {
     free(b);
     return -1;
   }
-  if (r == 1 || mpisw_journal_hash(b, h[H_BODY]) != h[H_BSUM]) {
+  if (r == 1 || mpisw_hash64(0, b, h[H_BODY]) != h[H_BSUM]) {
     free(b);
     return 0;
   }
@@ -204,17 +174,6 @@ int mpisw_journal_recover(const char *jpath, int data_fd, uint64_t range_off,
   return 0;
 }
 
-/* A new journal is durable only with its directory entry. */
-static void sync_dir(const char *path) {
-  char dir[MPISW_PATH_MAX];
-  mpisw_path_parent(path, dir, sizeof dir);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  if (fsync(fd) != 0) { /* a file system without directory fsync: nothing better to do */
-  }
-  close(fd);
-}
-
 int mpisw_journal_open(struct mpisw_journal *j, const char *jpath, uint64_t range_off,
                        uint64_t range_len, uint64_t seq, struct mpisw_error *e) {
   memset(j, 0, sizeof *j);
@@ -240,7 +199,7 @@ int mpisw_journal_open(struct mpisw_journal *j, const char *jpath, uint64_t rang
     return mpisw_fail(e, MPISW_K_ACCESS, "storage_sync=atomic: journal '%s' is not a regular "
                       "file", jpath);
   }
-  if (created) sync_dir(jpath);
+  if (created) mpisw_path_sync_parent(jpath); /* the new journal durable with its entry */
   j->fd = fd;
   mpisw_journal_begin(j);
   return 0;
@@ -313,8 +272,8 @@ int mpisw_journal_commit(struct mpisw_journal *j, struct mpisw_error *e) {
   h[H_BODY] = total - MPISW_JOURNAL_HEAD;
   h[H_ROFF] = j->range_off;
   h[H_RLEN] = j->range_len;
-  h[H_BSUM] = mpisw_journal_hash(j->buf + MPISW_JOURNAL_HEAD, h[H_BODY]);
-  h[H_HSUM] = mpisw_journal_hash(h, 56);
+  h[H_BSUM] = mpisw_hash64(0, j->buf + MPISW_JOURNAL_HEAD, h[H_BODY]);
+  h[H_HSUM] = mpisw_hash64(0, h, 56);
   memcpy(j->buf, h, sizeof h);
   if (j->fd < 0) return 0;
   int err = mpisw_pwrite_all(j->fd, j->buf, total, 0);

@@ -38,8 +38,6 @@ struct mpisw_journal {
   int data_fd, apply_err;       /* apply's file and first errno */
 };
 
-/* Change detection and checksums (not cryptography): 64-bit, over any n. */
-uint64_t mpisw_journal_hash(const void *p, uint64_t n);
 
 /* "<data_path>.mpisw-journal-<range_off>"; -1 (MPISW_K_HINT) when too long. */
 int mpisw_journal_name(const char *data_path, uint64_t range_off, char *out, size_t n,

@@ -1,5 +1,6 @@
 #include "core/path.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -81,4 +82,32 @@ uint64_t mpisw_kernel_id(void) {
   uint64_t h = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
   for (const char *c = boot; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
   return h;
+}
+
+int mpisw_path_sync_parent(const char *path) {
+  char dir[4096];
+  mpisw_path_parent(path, dir, sizeof dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int rc = fsync(fd) ? errno : 0;
+  close(fd);
+  if (rc == EINVAL || rc == EROFS || rc == ENOTSUP || rc == EBADF) return 0;
+  return rc;
+}
+
+int mpisw_path_mkdirs(const char *dir, char *failed, size_t len) {
+  char p[4096];
+  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return ENAMETOOLONG;
+  for (char *s = p + 1;; s++) {
+    if (*s != '/' && *s) continue;
+    char c = *s;
+    *s = 0;
+    if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+      int err = errno;
+      snprintf(failed, len, "%s", p);
+      return err;
+    }
+    *s = c;
+    if (!c) return 0;
+  }
 }

@@ -29,5 +29,13 @@ void mpisw_path_parent(const char *path, char *out, size_t len);
  * program) is not for the library's files, and calling it from here would
  * run up through every layer. */
 int mpisw_path_unlink(const char *path);
+/* fsync of path's directory, so that a file just created or renamed there
+ * is durable: 0, or the errno of a real failure. A directory this process
+ * may not open for reading, or a file system without directory fsync
+ * (EINVAL, EROFS, ENOTSUP, EBADF), counts as done: nothing better exists. */
+int mpisw_path_sync_parent(const char *path);
+/* Makes dir and every missing directory above it (mode 0700, as mkdir -p):
+ * 0, or the errno of the first mkdir that failed, its path in failed. */
+int mpisw_path_mkdirs(const char *dir, char *failed, size_t len);
 
 #endif

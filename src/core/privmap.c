@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "core/storage.h"
 #include "core/uffd_abi.h"
 
@@ -97,13 +98,13 @@ static int take_page(struct mpisw_privmap *m, struct mpisw_journal *j, uint64_t 
   const char *src = m->addr + (lo - m->file_off);
   uint64_t h = 0;
   if (by_hash) { /* tracking by hashes: keep only pages whose bytes changed */
-    h = mpisw_journal_hash(src, hi - lo) | 1; /* 0 means "never synced" */
+    h = mpisw_hash64(0, src, hi - lo) | 1; /* 0 means "never synced" */
     if (h == m->hash[i]) return 0;
   }
   /* the copy is what gets written: hash it, not the page a peer may be writing */
   const void *copy = mpisw_journal_add(j, lo, src, hi - lo, e);
   if (!copy) return -1;
-  if (by_hash && pend(m, i, mpisw_journal_hash(copy, hi - lo) | 1))
+  if (by_hash && pend(m, i, mpisw_hash64(0, copy, hi - lo) | 1))
     return mpisw_fail(e, MPISW_K_NOMEM, "storage_sync=atomic: out of memory");
   *data += hi - lo;
   return 0;

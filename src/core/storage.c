@@ -57,17 +57,13 @@ unsigned long mpisw_dir_syncs;
  * once after creating it. A directory this process may not open for reading
  * (mode -wx) or a file system without directory fsync is left as it is. */
 static int sync_parent(const char *path, struct mpisw_error *e) {
-  char dir[MPISW_PATH_MAX];
-  mpisw_path_parent(path, dir, sizeof dir);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  int rc = fsync(fd), err = errno;
-  close(fd);
-  if (rc == 0) {
+  int err = mpisw_path_sync_parent(path);
+  if (!err) {
     __atomic_add_fetch(&mpisw_dir_syncs, 1, __ATOMIC_RELAXED);
     return 0;
   }
-  if (err == EINVAL || err == EROFS || err == ENOTSUP || err == EBADF) return 0;
+  char dir[MPISW_PATH_MAX];
+  mpisw_path_parent(path, dir, sizeof dir);
   return mpisw_fail(e, mpisw_errno_kind(err),
                     "storage_alloc_filename: '%s': cannot make the new file durable in "
                     "directory '%s' (fsync: %s)",
@@ -363,6 +359,19 @@ void mpisw_region_unmap(struct mpisw_region *r) {
   if (r->reserve) munmap(r->reserve, r->l.reserve_len);
   r->reserve = NULL;
   r->base = NULL;
+}
+
+int mpisw_pread_all(int fd, void *buf, uint64_t n, uint64_t off) {
+  uint64_t done = 0;
+  while (done < n) {
+    uint64_t want = n - done > (1u << 30) ? (1u << 30) : n - done;
+    ssize_t r = pread(fd, (char *)buf + done, want, (off_t)(off + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    if (r == 0) return ENODATA;
+    done += (uint64_t)r;
+  }
+  return 0;
 }
 
 int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off) {

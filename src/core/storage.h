@@ -47,6 +47,9 @@ int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct 
 /* Writes all n bytes of buf at off (retrying short writes and EINTR).
  * 0, or the errno (EIO when the device accepted nothing). */
 int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off);
+/* All n bytes at off read, past EINTR and short reads: 0, the errno of a
+ * failed read, or ENODATA when the file ends first. */
+int mpisw_pread_all(int fd, void *buf, uint64_t n, uint64_t off);
 
 /* Undoes what open/reserve did (shrinks a grown file, removes a new one). */
 void mpisw_file_rollback(struct mpisw_file *f);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core/hash.h"
 #include "core/journal.h"
 #include "core/privmap.h"
 #include "core/storage.h"
@@ -50,13 +51,13 @@ static void test_hash(void) {
   char a[100], b[100];
   memset(a, 7, sizeof a);
   memcpy(b, a, sizeof a);
-  CHECK(mpisw_journal_hash(a, 100) == mpisw_journal_hash(b, 100));
+  CHECK(mpisw_hash64(0, a, 100) == mpisw_hash64(0, b, 100));
   for (int bit = 0; bit < 800; bit += 37) {
     b[bit / 8] ^= (char)(1 << (bit % 8));
-    CHECK(mpisw_journal_hash(a, 100) != mpisw_journal_hash(b, 100));
+    CHECK(mpisw_hash64(0, a, 100) != mpisw_hash64(0, b, 100));
     b[bit / 8] ^= (char)(1 << (bit % 8));
   }
-  CHECK(mpisw_journal_hash(a, 99) != mpisw_journal_hash(a, 100));
+  CHECK(mpisw_hash64(0, a, 99) != mpisw_hash64(0, a, 100));
 }
 
 /* Commits two records (one grown by an adjacent add) without applying. */
