@@ -15,7 +15,7 @@ export DEBIAN_FRONTEND=noninteractive
 # tests/realprog/h5_roundtrip.c (each about 6 MB download, 21 MB installed,
 # 5-10 s to install).
 packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev cmake ninja-build pkg-config
-          gcc gfortran libc6-dev fio util-linux python3 libhdf5-mpich-dev
+          gcc gfortran libc6-dev fio util-linux e2fsprogs python3 libhdf5-mpich-dev
           libhdf5-openmpi-dev)
 
 # tool -> package that provides it (for the message only).
@@ -34,6 +34,7 @@ checks=(
   "fio fio"
   "losetup util-linux"
   "unshare util-linux"
+  "mkfs.ext4 e2fsprogs"
   "python3 python3"
   "h5pcc.mpich libhdf5-mpich-dev"
   "h5pcc.openmpi libhdf5-openmpi-dev"
