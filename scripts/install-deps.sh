@@ -14,9 +14,11 @@ export DEBIAN_FRONTEND=noninteractive
 # (h5pcc.mpich, h5pcc.openmpi), for the real program
 # tests/realprog/h5_roundtrip.c (each about 6 MB download, 21 MB installed,
 # 5-10 s to install).
+# wamerican: the English word list (/usr/share/dict/american-english) the
+# MapReduce corpus generator (apps/mapreduce) draws its words from.
 packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev cmake ninja-build pkg-config
           gcc gfortran libc6-dev fio util-linux e2fsprogs python3 libhdf5-mpich-dev
-          libhdf5-openmpi-dev)
+          libhdf5-openmpi-dev wamerican)
 
 # tool -> package that provides it (for the message only).
 checks=(
@@ -57,6 +59,7 @@ for c in "${checks[@]}"; do
 done
 # C library headers (gcc alone does not pull them in without recommends).
 [ -e /usr/include/stdio.h ] || missing+=("C headers (libc6-dev)")
+[ -e /usr/share/dict/american-english ] || missing+=("English word list (wamerican)")
 
 # matplotlib, for the plots of the benchmark driver (bench/run.py): from PyPI
 # with the pip of the python3 on PATH, the one that runs the driver. A Debian
