@@ -85,6 +85,29 @@ ensure_matplotlib() {
   fi
 }
 
+# scipy (and numpy), for the assignment solver's comparison with
+# linear_sum_assignment (test unit_lap_scipy, bench suite lap): PyPI with the
+# python3 on PATH, else Debian's python3-scipy on a system python.
+ensure_scipy() {
+  python3 -c 'import scipy.optimize, scipy.sparse, numpy' >/dev/null 2>&1 && return 0
+  echo "install-deps: python3 -m pip install --quiet scipy ($(command -v python3))"
+  if PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+       python3 -m pip install --quiet scipy </dev/null; then
+    :
+  elif [ "$(python3 -c 'import sys; print(sys.prefix)' 2>/dev/null)" = /usr ] &&
+       command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: pip failed; apt-get install python3-scipy"
+    local s=(); [ "$(id -u)" -eq 0 ] || s=(sudo)
+    "${s[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+    "${s[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends python3-scipy </dev/null
+  fi
+  if ! python3 -c 'import scipy.optimize, scipy.sparse, numpy' >/dev/null 2>&1; then
+    echo "install-deps: python3 still cannot import scipy" >&2
+    return 1
+  fi
+}
+
 # clang with libFuzzer, for the parser fuzz target of the sanitizer pass
 # (tests/fuzz/). Debian's clang only recommends its runtime libraries, where
 # libFuzzer is (libclang-rt-<N>-dev), so that one is named with clang's
@@ -131,7 +154,7 @@ ensure_mpi4py() {
 }
 
 if [ ${#missing[@]} -eq 0 ]; then
-  ensure_matplotlib && ensure_mpi4py && ensure_clang_fuzzer
+  ensure_matplotlib && ensure_scipy && ensure_mpi4py && ensure_clang_fuzzer
   exit $?
 fi
 
@@ -169,6 +192,7 @@ if [ ${#still[@]} -ne 0 ]; then
   exit 1
 fi
 ensure_matplotlib
+ensure_scipy
 ensure_mpi4py
 ensure_clang_fuzzer
 echo "install-deps: done"
