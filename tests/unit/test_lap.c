@@ -159,7 +159,7 @@ static void test_no_two_swap_improves(void) {
 
 static void test_errors_and_edges(void) {
   double c[6] = {1, 2, 3, 4, 5, 6};
-  long cr[3] = {7, 7, 7}, rc_[2] = {7, 7};
+  long cr[3] = {7, 7, 7}, rc_[3] = {7, 7, 7};
   double total = 42;
   /* empty matrices: nothing assigned, total 0 */
   CHECK(mpisw_lap_solve(NULL, 0, 3, cr, NULL, &total) == MPISW_LAP_OK);
