@@ -21,7 +21,7 @@
 #define MAX_FILE_BYTES (64L << 20)
 
 /* ---- name index ---- */
-int topo_index_init(struct topo_index *x, size_t want) {
+int mpisw_topo_index_init(struct topo_index *x, size_t want) {
   size_t n = 16;
   while (n < want * 2) n *= 2;
   x->slot = malloc(n * sizeof *x->slot);
@@ -32,7 +32,7 @@ int topo_index_init(struct topo_index *x, size_t want) {
   return 0;
 }
 
-void topo_index_free(struct topo_index *x) {
+void mpisw_topo_index_free(struct topo_index *x) {
   free(x->slot);
   x->slot = NULL;
 }
@@ -41,7 +41,7 @@ static size_t home(const struct topo_index *x, const char *name) {
   return (size_t)mpisw_hash64(0, name, strlen(name)) & x->mask;
 }
 
-int topo_index_find(const struct topo_index *x, const struct topo_vert *v, const char *name) {
+int mpisw_topo_index_find(const struct topo_index *x, const struct topo_vert *v, const char *name) {
   for (size_t i = home(x, name);; i = (i + 1) & x->mask) {
     int k = x->slot[i];
     if (k < 0) return -1;
@@ -49,13 +49,13 @@ int topo_index_find(const struct topo_index *x, const struct topo_vert *v, const
   }
 }
 
-int topo_index_add(struct topo_index *x, const struct topo_vert *v, int k) {
+int mpisw_topo_index_add(struct topo_index *x, const struct topo_vert *v, int k) {
   if ((x->count + 1) * 2 > x->mask + 1) { /* keep it at most half full */
     struct topo_index bigger;
-    if (topo_index_init(&bigger, x->mask + 1)) return -1;
+    if (mpisw_topo_index_init(&bigger, x->mask + 1)) return -1;
     for (size_t i = 0; i <= x->mask; i++)
-      if (x->slot[i] >= 0) topo_index_add(&bigger, v, x->slot[i]);
-    topo_index_free(x);
+      if (x->slot[i] >= 0) mpisw_topo_index_add(&bigger, v, x->slot[i]);
+    mpisw_topo_index_free(x);
     *x = bigger;
   }
   size_t i = home(x, v[k].name);
@@ -184,7 +184,7 @@ static int add_vert(struct parse *p, const char *name, int is_switch, int line) 
   v->is_switch = is_switch;
   v->parent = -1;
   v->line = line;
-  if (topo_index_add(is_switch ? &t->switches : &t->nodes, t->v, t->n))
+  if (mpisw_topo_index_add(is_switch ? &t->switches : &t->nodes, t->v, t->n))
     return mpisw_fail(p->e, MPISW_K_NOMEM, "no memory for %s", p->label);
   is_switch ? t->nswitches++ : t->nnodes++;
   return t->n++;
@@ -199,7 +199,7 @@ static int link_switch(void *arg, const char *name) {
   struct parse *p = arg;
   struct mpisw_topo_tree *t = p->t;
   char msg[MPISW_MSG_MAX];
-  int k = topo_index_find(&t->switches, t->v, name);
+  int k = mpisw_topo_index_find(&t->switches, t->v, name);
   const char *me = t->v[p->cur_parent].name;
   if (k < 0) {
     snprintf(msg, sizeof msg, "unknown switch '%s' in Switches= of switch '%s' (no SwitchName=%s "
@@ -223,7 +223,7 @@ static int link_node(void *arg, const char *name) {
   struct parse *p = arg;
   struct mpisw_topo_tree *t = p->t;
   char msg[MPISW_MSG_MAX];
-  int k = topo_index_find(&t->nodes, t->v, name);
+  int k = mpisw_topo_index_find(&t->nodes, t->v, name);
   if (k >= 0) {
     const struct topo_vert *o = &t->v[k];
     if (o->parent == p->cur_parent)
@@ -305,7 +305,7 @@ int mpisw_topo_tree_parse(const char *text, const char *label, struct mpisw_topo
   p.e = e;
   char *buf = strdup(text);
   struct mpisw_topo_tree *t = calloc(1, sizeof *t);
-  if (!buf || !t || topo_index_init(&t->switches, 64) || topo_index_init(&t->nodes, 256)) {
+  if (!buf || !t || mpisw_topo_index_init(&t->switches, 64) || mpisw_topo_index_init(&t->nodes, 256)) {
     free(buf);
     mpisw_topo_tree_free(t);
     return mpisw_fail(e, MPISW_K_NOMEM, "no memory for %s", label);
@@ -316,7 +316,7 @@ int mpisw_topo_tree_parse(const char *text, const char *label, struct mpisw_topo
     rc = mpisw_fail(e, MPISW_K_HINT, "%s: no SwitchName= line: not a topology.conf of "
                     "switches", label);
   for (int i = 0; !rc && i < p.nrecs; i++) { /* the switches */
-    int k = topo_index_find(&t->switches, t->v, p.recs[i].name);
+    int k = mpisw_topo_index_find(&t->switches, t->v, p.recs[i].name);
     if (k >= 0) {
       char msg[MPISW_MSG_MAX];
       snprintf(msg, sizeof msg, "switch '%s' is defined twice (first on line %d)", p.recs[i].name,
@@ -386,8 +386,8 @@ int mpisw_topo_tree_load(const char *path, struct mpisw_topo_tree **out, struct 
 
 void mpisw_topo_tree_free(struct mpisw_topo_tree *t) {
   if (!t) return;
-  topo_index_free(&t->switches);
-  topo_index_free(&t->nodes);
+  mpisw_topo_index_free(&t->switches);
+  mpisw_topo_index_free(&t->nodes);
   free(t->v);
   free(t);
 }

@@ -61,14 +61,14 @@ int mpisw_topo_net_flat(const char *const *hosts, int n, struct mpisw_topo_net *
 
 /* The file's node for a host name: the name itself, else without its domain. */
 static int find_node(const struct mpisw_topo_tree *t, const char *host) {
-  int k = topo_index_find(&t->nodes, t->v, host);
+  int k = mpisw_topo_index_find(&t->nodes, t->v, host);
   if (k >= 0) return k;
   char shortname[MPISW_TOPO_NAME_MAX];
   snprintf(shortname, sizeof shortname, "%s", host);
   char *dot = strchr(shortname, '.');
   if (!dot) return -1;
   *dot = 0;
-  return topo_index_find(&t->nodes, t->v, shortname);
+  return mpisw_topo_index_find(&t->nodes, t->v, shortname);
 }
 
 int mpisw_topo_net_build(const struct mpisw_topo_tree *t, const char *const *hosts, int n,

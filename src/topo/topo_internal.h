@@ -27,11 +27,11 @@ struct mpisw_topo_tree {
   struct topo_index switches, nodes;
 };
 
-int topo_index_init(struct topo_index *x, size_t want);
-void topo_index_free(struct topo_index *x);
+int mpisw_topo_index_init(struct topo_index *x, size_t want);
+void mpisw_topo_index_free(struct topo_index *x);
 /* Index of name, or -1. */
-int topo_index_find(const struct topo_index *x, const struct topo_vert *v, const char *name);
+int mpisw_topo_index_find(const struct topo_index *x, const struct topo_vert *v, const char *name);
 /* Adds vertex i under its name, growing the table: 0, or -1 (no memory). */
-int topo_index_add(struct topo_index *x, const struct topo_vert *v, int i);
+int mpisw_topo_index_add(struct topo_index *x, const struct topo_vert *v, int i);
 
 #endif
