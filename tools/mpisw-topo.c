@@ -15,6 +15,7 @@
 
 #include "cio/cio.h"
 #include "core/config.h"
+#include "core/path.h"
 #include "topo/topo.h"
 
 static void usage(FILE *f, const char *me) {
@@ -193,7 +194,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mpisw-topo: --topology needs a file name\n");
     return 2;
   }
-  if (hosts) return hosts_mode(hosts, file ? file : mpisw_cfg_text(MPISW_CFG_TOPOLOGY), strict);
+  if (hosts) {
+    char path[4096]; /* MPISW_TOPOLOGY's %h and %r as rank 0 of a job expands them */
+    const char *env = mpisw_cfg_text(MPISW_CFG_TOPOLOGY);
+    if (!file && env) {
+      char host[256];
+      struct mpisw_error e;
+      mpisw_path_hostname(host, sizeof host);
+      if (mpisw_path_expand(env, 0, host, path, sizeof path, &e)) {
+        fprintf(stderr, "mpisw-topo: MPISW_TOPOLOGY='%s': only %%r, %%h and %%%% are expanded\n",
+                env);
+        return 1;
+      }
+      file = path;
+    }
+    return hosts_mode(hosts, file, strict);
+  }
   if (strict) {
     fprintf(stderr, "mpisw-topo: --strict goes with --hosts (a job always falls back)\n");
     return 2;

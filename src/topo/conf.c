@@ -91,7 +91,8 @@ static int read_line(struct parse *p, char *s, int line) {
   struct rec r = {line, NULL, NULL, NULL};
   char msg[MPISW_MSG_MAX];
   int ntok = 0;
-  for (char *tok = strtok(s, " \t\r"); tok; tok = strtok(NULL, " \t\r")) {
+  char *save = NULL;
+  for (char *tok = strtok_r(s, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
     ntok++;
     char *eq = strchr(tok, '=');
     if (!eq || eq == tok) {

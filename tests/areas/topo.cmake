@@ -38,6 +38,13 @@ mpisw_mpi_test(topo_badfile PROG t_topo NP 2 4 LABELS topo
 mpisw_mpi_test(topo_nofile PROG t_topo NP 2 LABELS topo
                ARGS error 1 "MPISW_TOPOLOGY: cannot open the topology file /nonexistent-mpisw-topo.conf"
                ENV MPISW_TOPOLOGY=/nonexistent-mpisw-topo.conf)
+# Bad variables: the same error on every rank.
+mpisw_mpi_test(topo_badname PROG t_topo NP 2 LABELS topo
+               ARGS error 0 "MPISW_TOPO_HOSTNAME='a,,b': hostlist 'a,,b': an empty name"
+               ENV MPISW_TOPO_HOSTNAME=a,,b)
+mpisw_mpi_test(topo_badpattern PROG t_topo NP 2 LABELS topo
+               ARGS error 0 "MPISW_TOPOLOGY='/tmp/x%q': only %r, %h and %% are expanded"
+               ENV MPISW_TOPOLOGY=/tmp/x%q)
 
 # mpisw-topo: a host list on the sample file, its errors, and a job's D.
 set(_tool $<TARGET_FILE:mpisw-topo>)
