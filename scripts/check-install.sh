@@ -52,7 +52,7 @@ libdir=$(dirname "$(dirname "$pc")")
 soname="libmpisw-$MPISW_MPI_FLAVOR.so.0"
 for f in "$prefix/include/mpisw.h" "$libdir/libmpisw.so" "$libdir/libmpisw.a" \
          "$libdir/$soname" "$libdir/pkgconfig/mpisw-static.pc" \
-         "$prefix/bin/dht" "$prefix/share/doc/mpisw/README.md" \
+         "$prefix/bin/dht" "$prefix/bin/mpisw-topo" "$prefix/share/doc/mpisw/README.md" \
          "$prefix/share/doc/mpisw/LICENSE" "$prefix/share/doc/mpisw/TROUBLESHOOTING.md" \
          "$libdir/cmake/mpisw/mpiswConfig.cmake" \
          "$libdir/cmake/mpisw/mpiswConfigVersion.cmake" \
@@ -64,7 +64,7 @@ done
 if command -v readelf >/dev/null; then
   readelf -d "$libdir/$soname" | grep -q "SONAME.*\[$soname\]" || fail "the soname is not $soname"
 fi
-step "installed: include/mpisw.h ${libdir#"$prefix"/}/{$soname,libmpisw.so,libmpisw.a,pkgconfig/mpisw{,-static}.pc,cmake/mpisw/} bin/dht share/doc/mpisw/"
+step "installed: include/mpisw.h ${libdir#"$prefix"/}/{$soname,libmpisw.so,libmpisw.a,pkgconfig/mpisw{,-static}.pc,cmake/mpisw/} bin/{dht,mpisw-topo} share/doc/mpisw/"
 
 # dht --version from the prefix, outside the build tree, without a library path.
 want_mpi=MPICH
@@ -79,6 +79,12 @@ if command -v ldd >/dev/null; then
     fail "the installed dht does not find $soname in $libdir: $(ldd "$prefix/bin/dht" | grep mpisw)"
 fi
 step "$got"
+
+# mpisw-topo from the prefix: the flat default between two hosts.
+topo=$(cd / && env -u LD_LIBRARY_PATH -u MPISW_TOPOLOGY "$prefix/bin/mpisw-topo" --hosts a,b) ||
+  fail "mpisw-topo --hosts a,b failed"
+printf '%s\n' "$topo" | grep -qx '  a     0   2' || fail "mpisw-topo --hosts a,b printed: $topo"
+step "mpisw-topo --hosts a,b: the flat default"
 
 # pkg-config: only -I/-L/-l, nothing MPI-specific, paths in this prefix.
 export PKG_CONFIG_PATH="$libdir/pkgconfig"

@@ -16,9 +16,11 @@ export DEBIAN_FRONTEND=noninteractive
 # 5-10 s to install).
 # wamerican: the English word list (/usr/share/dict/american-english) the
 # MapReduce corpus generator (apps/mapreduce) draws its words from.
+# libhwloc-dev: hwloc, the machine's cores and packages for collective I/O's
+# distances inside a node (src/topo/intra.c).
 packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev cmake ninja-build pkg-config
           gcc gfortran libc6-dev fio util-linux e2fsprogs python3 libhdf5-mpich-dev
-          libhdf5-openmpi-dev wamerican)
+          libhdf5-openmpi-dev wamerican libhwloc-dev)
 
 # tool -> package that provides it (for the message only).
 checks=(
@@ -60,6 +62,7 @@ done
 # C library headers (gcc alone does not pull them in without recommends).
 [ -e /usr/include/stdio.h ] || missing+=("C headers (libc6-dev)")
 [ -e /usr/share/dict/american-english ] || missing+=("English word list (wamerican)")
+[ -e /usr/include/hwloc.h ] || missing+=("hwloc headers (libhwloc-dev)")
 
 # matplotlib, for the plots of the benchmark driver (bench/run.py): from PyPI
 # with the pip of the python3 on PATH, the one that runs the driver. A Debian

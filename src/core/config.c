@@ -107,6 +107,14 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
                               1024 * 1024 * 1024, 1, NULL,
                               "unit of incremental checkpoints: a chunk whose checksum did not "
                               "change since the version it overwrites is not written"},
+    [MPISW_CFG_TOPOLOGY] = {"MPISW_TOPOLOGY", MPISW_CFG_PATH, "unset", 0, 0, 0, 0, NULL,
+                            "the cluster's switch tree in Slurm's topology.conf format, read by "
+                            "rank 0 for collective I/O's hop distances; unset: every pair of "
+                            "nodes is 2 hops apart"},
+    [MPISW_CFG_TOPO_HOSTNAME] = {"MPISW_TOPO_HOSTNAME", MPISW_CFG_PATH, "unset", 0, 0, 0, 0, NULL,
+                                 "testing aid: the host name each rank gives the topology model "
+                                 "(%r world rank, %h host; a hostlist a,a,b,b: rank r takes "
+                                 "the r-th name), so one machine poses as several nodes"},
 };
 
 struct value {

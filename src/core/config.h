@@ -41,6 +41,9 @@ enum mpisw_cfg_id {
   MPISW_CFG_CKPT_KEEP,
   MPISW_CFG_CKPT_STAGING,
   MPISW_CFG_CKPT_CHUNK,
+  /* collective I/O's topology model (docs/COLLECTIVE_IO.md) */
+  MPISW_CFG_TOPOLOGY,
+  MPISW_CFG_TOPO_HOSTNAME, /* a testing aid: the host name each rank reports */
   MPISW_CFG_COUNT
 };
 

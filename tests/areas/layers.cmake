@@ -11,6 +11,8 @@
 #   ckpt/     checkpoints (public mpisw_ckpt_*, staging's drain thread): win/ and below
 #   dispatch/ what each interposed call does: ckpt/, pfile/, rmax/, win/ and below
 #   interpose/ the entry points: dispatch/, rmax/ and below
+#   topo/     collective I/O's topology model, MPI-free: core/ only (and hwloc)
+#   cio/      collective I/O: pfile/ and below, topo/
 set(_graph ${MPISW_SH} ${MPISW_TOOLS}/include_graph.sh ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME layers_core_includes    COMMAND ${_graph} core)
 add_test(NAME layers_pager_includes   COMMAND ${_graph} pager core)
@@ -40,3 +42,10 @@ set_tests_properties(layers_pager_includes PROPERTIES LABELS "pager;layers")
 add_test(NAME layers_pfile_includes
          COMMAND ${_graph} pfile pool win pmpi process pager core mpi)
 set_tests_properties(layers_pfile_includes PROPERTIES TIMEOUT 30 LABELS layers)
+# Collective I/O's topology model, MPI-free: topo/ builds on core/ only (and
+# hwloc); cio/, the collective I/O module, on pfile/ and below and topo/.
+add_test(NAME layers_topo_includes COMMAND ${_graph} topo core)
+add_test(NAME layers_cio_includes
+         COMMAND ${_graph} cio topo pfile pool win pmpi process pager core mpi)
+set_tests_properties(layers_topo_includes layers_cio_includes PROPERTIES TIMEOUT 30 LABELS
+                     "layers;topo")
