@@ -195,6 +195,14 @@ cmd_up() {
     echo "SwitchName=core Switches=$sw"
   } > "$dir/topology.conf"
   for ((i = 0; i < nodes; i++)); do node_host "$name" "$i"; done > "$dir/hostfile"
+  # The ranks' guard against UCX 1.13's TCP close hang in MPI_Finalize
+  # (simcluster_ucx_close.c), built for this cluster.
+  if command -v cc >/dev/null 2>&1; then
+    cc -shared -fPIC -O2 -o "$dir/ucx_close.so" "$here/simcluster_ucx_close.c" -ldl ||
+      echo "$prog: warning: could not build $dir/ucx_close.so; jobs may hang in MPI_Finalize (openucx/ucx#8738)" >&2
+  else
+    echo "$prog: warning: no cc to build the MPI_Finalize guard; jobs may hang in MPI_Finalize (openucx/ucx#8738)" >&2
+  fi
   {
     echo "nodes=$nodes"; echo "per_leaf=$per_leaf"; echo "leaves=$leaves"
     echo "node_rate=$node_rate"; echo "core_rate=$core_rate"; echo "latency=${lat:-0}"
@@ -285,13 +293,14 @@ cmd_run() {
       done
       echo "$(node_host "$name" "$prev"):$cnt" >> "$machinefile";;
   esac
-  local rc
+  local rc guard=() so=$state_root/$name/ucx_close.so
+  [ ! -f "$so" ] || guard=(-genv LD_PRELOAD "$so${LD_PRELOAD:+:$LD_PRELOAD}")
   # UCX over TCP on eth0 only: traffic between nodes crosses the veths.
   ip netns exec "$(fab_ns "$name")" env \
     UCX_TLS="${SIMCLUSTER_UCX_TLS:-tcp,self}" UCX_NET_DEVICES=eth0 UCX_WARN_UNUSED_ENV_VARS=n \
     SIMCLUSTER_NAME="$name" \
     timeout -k 5 "$tmo" "$mpiexec" -launcher ssh -launcher-exec "$here/simcluster_exec.sh" \
-      -iface core -f "$machinefile" -n "$np" "$@"
+      -iface core "${guard[@]}" -f "$machinefile" -n "$np" "$@"
   rc=$?
   rm -f "$machinefile"
   return $rc
