@@ -1,6 +1,6 @@
 /* Checks a job on the simulated cluster of tests/tools/simcluster.sh.
  *
- *   t_simcluster NAME PER_LEAF NODE_BPS CORE_BPS BYTES REPS [packed:PPN|scatter:NODES]
+ *   t_simcluster NAME PER_LEAF NODE_BPS CORE_BPS BYTES REPS [packed:PPN|scatter:NODES|map:K0,K1,...]
  *
  * Every rank: its processor name is NAME-n<k> and it runs in that node's
  * network namespace (/proc/self/ns/net is /run/netns/mpisw-sc-NAME-n<k>);
@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
   if (argc < 7) {
     if (me == 0)
       fprintf(stderr, "usage: t_simcluster NAME PER_LEAF NODE_BPS CORE_BPS BYTES REPS "
-                      "[packed:PPN|scatter:NODES]\n");
+                      "[packed:PPN|scatter:NODES|map:K0,K1,...]\n");
     MPI_Finalize();
     return 2;
   }
@@ -135,6 +135,11 @@ int main(int argc, char **argv) {
     int want = -1, v = atoi(strchr(place, ':') ? strchr(place, ':') + 1 : "0");
     if (!strncmp(place, "packed:", 7) && v > 0) want = me / v;
     if (!strncmp(place, "scatter:", 8) && v > 0) want = me % v;
+    if (!strncmp(place, "map:", 4)) { /* map:K0,K1,...: rank r on node Kr */
+      const char *p = place + 4;
+      for (int r = 0; r < me && p; r++) p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+      if (p) want = atoi(p);
+    }
     CHECK(want >= 0 && k == want, "rank %d is on node %d, placement %s puts it on node %d",
           me, k, place, want);
   }

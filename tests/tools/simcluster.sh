@@ -73,11 +73,11 @@ rate_bytes() {
 }
 
 # shape NS DEV RATE LATENCY: the egress of DEV in namespace NS.
-# tbf's burst is 1/250 s of traffic (at least 16 KiB, what one GSO packet
+# tbf's burst is 1 ms of traffic (at least 16 KiB, what one GSO packet
 # may need): short enough that a 4 MiB message is paced at the rate.
 shape() {
   local ns=$1 dev=$2 rate=$3 lat=$4 b
-  b=$(( $(rate_bytes "$rate") / 250 ))
+  b=$(( $(rate_bytes "$rate") / 1000 ))
   [ "$b" -ge 16384 ] || b=16384
   tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "$rate" burst "$b" latency 50ms || return 1
   if [ -n "$lat" ] && [ "$lat" != 0 ]; then
@@ -87,9 +87,17 @@ shape() {
 
 # Removes every namespace of cluster NAME (and the processes in them) and its
 # state directory. Safe on a half-made cluster.
+# teardown NAME --only NS...: only those namespaces (what a failed up made).
 teardown() {
-  local name=$1 ns pids tries
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$(ns_prefix "$name")-(fab|n[0-9]+)\$"); do
+  local name=$1 ns pids tries list
+  shift
+  if [ "${1:-}" = --only ]; then
+    shift
+    list="$*"
+  else
+    list=$(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$(ns_prefix "$name")-(fab|n[0-9]+)\$")
+  fi
+  for ns in $list; do
     pids=$(ip netns pids "$ns" 2>/dev/null)
     if [ -n "$pids" ]; then
       # shellcheck disable=SC2086
@@ -130,7 +138,7 @@ cmd_up() {
   need_root_tools
   local dir=$state_root/$name fab
   fab=$(fab_ns "$name")
-  if [ -e "$dir" ] || ip netns list | awk '{print $1}' | grep -qx "$fab"; then
+  if [ -e "$dir" ] || ip netns list | awk '{print $1}' | grep -qE "^$(ns_prefix "$name")-(fab|n[0-9]+)\$"; then
     die "up: cluster '$name' is already up (or left over): run '$prog down $name'"
   fi
   local t0 leaves i l n ns host
@@ -138,9 +146,11 @@ cmd_up() {
   leaves=$(( (nodes + per_leaf - 1) / per_leaf ))
   mkdir -p "$dir" || die "up: cannot create the state directory $dir"
   # A failed up removes what it made.
-  trap 'echo "$prog: up $name failed; removing what it made" >&2; teardown "$name"; exit 1' ERR
+  made=()
+  trap 'echo "$prog: up $name failed; removing what it made" >&2; teardown "$name" --only "${made[@]}"; exit 1' ERR
   set -E
   ip netns add "$fab"
+  made+=("$fab")
   ip -n "$fab" link set lo up
   ip -n "$fab" link add core type bridge
   ip -n "$fab" link set core up
@@ -158,7 +168,10 @@ cmd_up() {
   for ((i = 0; i < nodes; i++)); do
     ns=$(node_ns "$name" "$i")
     l=$((i / per_leaf))
+    # (SIMCLUSTER_FAIL_AT_NODE=k: the tests' way to make up fail half-way.)
+    [ "${SIMCLUSTER_FAIL_AT_NODE:-}" != "$i" ] || { echo "$prog: up: failing at node $i (SIMCLUSTER_FAIL_AT_NODE)" >&2; false; }
     ip netns add "$ns"
+    made+=("$ns")
     # No IPv6: its router solicitations would count on the links.
     ip netns exec "$ns" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null || true
     ip -n "$ns" link set lo up

@@ -1,8 +1,8 @@
 #!/bin/bash
 # simcluster_check.sh T_SIMCLUSTER [TAG]: the simulated cluster's test.
 # Brings up 4 nodes, 2 per leaf switch (node<->leaf 400mbit, leaf<->core
-# 100mbit), checks topology.conf, runs T_SIMCLUSTER packed (-ppn 2) and
-# scattered, checks the leaf uplink's byte counters, tears down and checks
+# 100mbit), checks topology.conf, runs T_SIMCLUSTER packed (-ppn 2),
+# scattered and placed by a map, checks the leaf uplink's byte counters, tears down and checks
 # that nothing is left (namespaces, root links and qdiscs, processes, state,
 # /etc/hosts). Exits 77 without root or network namespaces.
 set -u
@@ -70,6 +70,7 @@ c1=$("$sc" counters "$name" | awk '/^leaf0 uplink/ {print $4}')
 "$sc" counters "$name"
 [ $((c1 - c0)) -ge $((2 * bytes)) ] || { rm -f "$out"; fail "leaf0's uplink sent $((c1 - c0)) B for 2 cross-leaf messages of $bytes B"; }
 run_job "$out" --scatter -n 8 "$prog" "$name" 2 50000000 12500000 1048576 1 scatter:4 || { rm -f "$out"; fail "scattered job"; }
+run_job "$out" --map 3,3,1,0,0,0,2,2 -n 8 "$prog" "$name" 2 50000000 12500000 1048576 1 map:3,3,1,0,0,0,2,2 || { rm -f "$out"; fail "job placed by --map"; }
 rm -f "$out"
 
 t2=$(date +%s.%N)
