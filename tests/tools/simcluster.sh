@@ -152,6 +152,14 @@ cmd_up() {
   ip netns add "$fab"
   made+=("$fab")
   ip -n "$fab" link set lo up
+  if [ -n "$lat" ] && [ "$lat" != 0 ]; then
+    # netem is a module some kernels lack (a VM's minimal kernel).
+    if ! tc -n "$fab" qdisc add dev lo root netem delay "$lat" 2>/dev/null; then
+      echo "$prog: up: --latency needs tc's netem qdisc (sch_netem), which this kernel lacks; leave --latency out" >&2
+      false
+    fi
+    tc -n "$fab" qdisc del dev lo root
+  fi
   ip -n "$fab" link add core type bridge
   ip -n "$fab" link set core up
   ip -n "$fab" addr add 10.0.0.254/24 dev core

@@ -42,6 +42,15 @@ SIMCLUSTER_FAIL_AT_NODE=2 expect 1 "up $name failed; removing what it made" "$sc
 left=$(ip netns list | awk '{print $1}' | grep -c "^mpisw-sc-$name-")
 [ "$left" -eq 0 ] || { echo "FAIL: a failed up left $left namespaces"; fails=$((fails + 1)); }
 [ ! -e "/run/mpisw-simcluster/$name" ] || { echo "FAIL: a failed up left its state directory"; fails=$((fails + 1)); }
+# --latency: netem on every link end, or a clear refusal where the kernel
+# has no netem.
+if "$sc" up "$name" --nodes 2 --per-leaf 1 --latency 1ms >/dev/null 2>&1; then
+  tc -n "mpisw-sc-$name-n0" qdisc show dev eth0 | grep -q "netem.*delay 1ms" ||
+    { echo "FAIL: --latency 1ms put no netem on eth0"; fails=$((fails + 1)); }
+  "$sc" down "$name" >/dev/null
+else
+  expect 1 "--latency needs tc's netem qdisc" "$sc" up "$name" --latency 1ms
+fi
 # Placements hydra cannot express, on a cluster that is up.
 "$sc" up "$name" --nodes 2 --per-leaf 1 >/dev/null || { echo "FAIL: up"; exit 1; }
 expect 1 "hydra needs each node's ranks consecutive" "$sc" run "$name" --map 0,1,0 -n 3 true
