@@ -12,7 +12,8 @@
  * (NODE_BPS node<->leaf, CORE_BPS leaf<->core, bytes per second), the
  * sender's eth0 sent at least BYTES per message; on one node it is at least
  * 4 x faster than the slowest link and eth0 stays quiet. Prints one line per
- * pair ("simcluster: ...") and exits 1 on any failure. */
+ * pair ("simcluster: ...") and a JSON record of it, and exits 1 on any
+ * failure. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,12 @@ int main(int argc, char **argv) {
            "%.1f MB/s (shaped path %.1f MB/s, %.2f x), eth0 sent %.0f B per message\n",
            kinds[kind], a, name, nodes[a], b, name, nodes[b], bytes, reps, bps / 1e6,
            path_bps[kind] / 1e6, kind ? bps / path_bps[kind] : bps / slowest, tx);
+    /* the same, as a record for the benchmark driver (bench/suite_simcluster.py) */
+    printf("{\"bench\": \"simcluster\", \"path\": \"%s\", \"bytes\": %ld, \"reps\": %d, "
+           "\"ranks\": %d, \"bw_Bps\": %.0f, \"shaped_Bps\": %.0f, \"ratio\": %.4f, "
+           "\"eth0_tx_per_msg\": %.0f}\n",
+           kinds[kind], bytes, reps, np, bps, kind ? path_bps[kind] : slowest,
+           kind ? bps / path_bps[kind] : bps / slowest, tx);
     if (kind == 0) {
       CHECK(bps >= 4 * slowest, "same-node %.1f MB/s is not 4 x faster than the links' %.1f MB/s",
             bps / 1e6, slowest / 1e6);
