@@ -144,7 +144,8 @@ cmd_up() {
   local t0 leaves i l n ns host
   t0=$(date +%s.%N)
   leaves=$(( (nodes + per_leaf - 1) / per_leaf ))
-  mkdir -p "$dir" || die "up: cannot create the state directory $dir"
+  # (twice: a concurrent down may remove the empty parent in between)
+  mkdir -p "$dir" 2>/dev/null || mkdir -p "$dir" || die "up: cannot create the state directory $dir"
   # A failed up removes what it made.
   made=()
   trap 'echo "$prog: up $name failed; removing what it made" >&2; teardown "$name" --only "${made[@]}"; exit 1' ERR

@@ -69,8 +69,8 @@ run_job "$out" -n 8 -ppn 2 "$prog" "$name" 2 50000000 12500000 $bytes 2 packed:2
 c1=$("$sc" counters "$name" | awk '/^leaf0 uplink/ {print $4}')
 "$sc" counters "$name"
 [ $((c1 - c0)) -ge $((2 * bytes)) ] || { rm -f "$out"; fail "leaf0's uplink sent $((c1 - c0)) B for 2 cross-leaf messages of $bytes B"; }
-run_job "$out" --scatter -n 8 "$prog" "$name" 2 50000000 12500000 1048576 1 scatter:4 || { rm -f "$out"; fail "scattered job"; }
-run_job "$out" --map 3,3,1,0,0,0,2,2 -n 8 "$prog" "$name" 2 50000000 12500000 1048576 1 map:3,3,1,0,0,0,2,2 || { rm -f "$out"; fail "job placed by --map"; }
+run_job "$out" --scatter -n 8 "$prog" "$name" 2 50000000 12500000 1048576 3 scatter:4 || { rm -f "$out"; fail "scattered job"; }
+run_job "$out" --map 3,3,1,0,0,0,2,2 -n 8 "$prog" "$name" 2 50000000 12500000 1048576 3 map:3,3,1,0,0,0,2,2 || { rm -f "$out"; fail "job placed by --map"; }
 rm -f "$out"
 
 t2=$(date +%s.%N)
