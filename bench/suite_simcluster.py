@@ -8,8 +8,9 @@ simcluster_bw (tests/mpi/t_simcluster.c) on 8 ranks packed (-ppn 2) through
 BUILD/bench/simcluster_links.sh, and tears the cluster down. Records: the
 best of REPS one-way ping-pongs of BYTES on one node (shared memory), between
 two nodes of a leaf (node links) and between leaves (through the core), the
-achieved bandwidth against the shaped rate of the path; and the up and down
-times. Ratios: achieved / configured rate per path (the payload's share of
+achieved bandwidth against the shaped rate of the path; two flows between the
+leaves at once, from two nodes of one leaf (together against the leaf's
+uplink, which they share); and the up and down times. Ratios: achieved / configured rate per path (the payload's share of
 the wire, about 0.96 with 1500-byte frames, is the expected ceiling)."""
 
 from harness.api import MiB, Step, by_rep, fmt_stat, human_bytes, md_table, ratio_stats
@@ -37,7 +38,7 @@ def steps(suite):
 def ratios(runs):
     out = []
     for n, c in RATES:
-        for path in ("same-leaf", "cross-leaf"):
+        for path in ("same-leaf", "cross-leaf", "shared-uplink"):
             sel = dict(bench="simcluster", node_rate=n, core_rate=c, path=path, bytes=BYTES)
             s = ratio_stats(by_rep(runs, "bw_Bps", **sel), by_rep(runs, "shaped_Bps", **sel))
             if s:

@@ -11,7 +11,9 @@
  * the bandwidth between nodes is at most 1.2 x the shaped rate of the path
  * (NODE_BPS node<->leaf, CORE_BPS leaf<->core, bytes per second), the
  * sender's eth0 sent at least BYTES per message; on one node it is at least
- * 4 x faster than the slowest link and eth0 stays quiet. Prints one line per
+ * 4 x faster than the slowest link and eth0 stays quiet. Then two flows at
+ * once from two nodes of one leaf to two nodes of another: together at most
+ * 1.2 x the leaf uplink's rate (they share it). Prints one line per
  * pair ("simcluster: ...") and a JSON record of it, and exits 1 on any
  * failure. */
 #include <mpi.h>
@@ -99,6 +101,36 @@ static void pingpong(int a, int b, char *buf, long bytes, int reps, double *best
   MPI_Bcast(&tx, 1, MPI_DOUBLE, a, MPI_COMM_WORLD);
   *best_bps = best;
   *tx_per_msg = tx;
+}
+
+/* Two flows at once, a1 -> b1 and a2 -> b2 (collective): the best over
+ * REPS of 2 x BYTES / the slower flow's time, in bytes/s. */
+static double two_flows(int a1, int b1, int a2, int b2, char *buf, long bytes, int reps) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  int peer = me == a1 ? b1 : me == b1 ? a1 : me == a2 ? b2 : me == b2 ? a2 : -1;
+  int sender = me == a1 || me == a2;
+  char ack = 0;
+  if (peer >= 0) /* connection set-up outside the timing */
+    MPI_Sendrecv(&ack, 1, MPI_CHAR, peer, 0, &ack, 1, MPI_CHAR, peer, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  double best = 0;
+  for (int i = 0; i < reps; i++) {
+    quiet_barrier(); /* the start line */
+    double t = MPI_Wtime();
+    if (peer >= 0 && sender) {
+      MPI_Send(buf, (int)bytes, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
+      MPI_Recv(&ack, 1, MPI_CHAR, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (peer >= 0) {
+      MPI_Recv(buf, (int)bytes, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(&ack, 1, MPI_CHAR, peer, 4, MPI_COMM_WORLD);
+    }
+    t = peer >= 0 && sender ? MPI_Wtime() - t : 0;
+    double slowest;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (2.0 * bytes / slowest > best) best = 2.0 * bytes / slowest;
+  }
+  return best;
 }
 
 int main(int argc, char **argv) {
@@ -193,6 +225,36 @@ int main(int argc, char **argv) {
             kinds[kind], bps / 1e6, path_bps[kind] / 1e6);
       CHECK(tx >= bytes, "%s: eth0 of the sender sent %.0f B per message of %ld B",
             kinds[kind], tx, bytes);
+    }
+  }
+  /* Two flows between the leaves at once, from two nodes of one leaf to two
+   * of another: they share the leaf's uplink, so together they get at most
+   * its rate (in a flat switch each would get it). */
+  int flow[4] = {-1, -1, -1, -1}; /* a1 b1 a2 b2 */
+  for (int i = 0; i < np && flow[0] < 0; i++)
+    for (int j = 0; j < np && flow[0] < 0; j++)
+      for (int x = 0; x < np && flow[0] < 0; x++)
+        for (int y = 0; y < np && flow[0] < 0; y++) {
+          int ni = nodes[i], nj = nodes[j], nx = nodes[x], ny = nodes[y];
+          if (ni < 0 || nj < 0 || nx < 0 || ny < 0) continue;
+          if (ni == nx || nj == ny || ni / per_leaf != nx / per_leaf ||
+              nj / per_leaf != ny / per_leaf || ni / per_leaf == nj / per_leaf)
+            continue;
+          flow[0] = i, flow[1] = j, flow[2] = x, flow[3] = y;
+        }
+  if (flow[0] >= 0) {
+    double agg = two_flows(flow[0], flow[1], flow[2], flow[3], buf, bytes, reps);
+    double up = core_bps < 2 * node_bps ? core_bps : 2 * node_bps;
+    if (me == 0) {
+      printf("simcluster: shared-uplink ranks %d -> %d and %d -> %d at once: %ld B each, best of "
+             "%d: %.1f MB/s together (the uplink %.1f MB/s, %.2f x)\n",
+             flow[0], flow[1], flow[2], flow[3], bytes, reps, agg / 1e6, up / 1e6, agg / up);
+      printf("{\"bench\": \"simcluster\", \"path\": \"shared-uplink\", \"bytes\": %ld, "
+             "\"reps\": %d, \"ranks\": %d, \"bw_Bps\": %.0f, \"shaped_Bps\": %.0f, "
+             "\"ratio\": %.4f}\n",
+             bytes, reps, np, agg, up, agg / up);
+      CHECK(agg <= 1.2 * up, "two flows through one uplink got %.1f MB/s together, above 1.2 x "
+                             "its %.1f MB/s", agg / 1e6, up / 1e6);
     }
   }
   fflush(stdout);

@@ -11,8 +11,8 @@ echo "$out" | python3 -c '
 import json, sys
 recs = [json.loads(l) for l in sys.stdin if l.startswith("{")]
 paths = {r["path"]: r for r in recs if r.get("bench") == "simcluster"}
-assert set(paths) == {"same-node", "same-leaf", "cross-leaf", "up+down"}, paths
-for p in ("same-leaf", "cross-leaf"):
+assert set(paths) == {"same-node", "same-leaf", "cross-leaf", "shared-uplink", "up+down"}, paths
+for p in ("same-leaf", "cross-leaf", "shared-uplink"):
     assert 0 < paths[p]["ratio"] <= 1.2, (p, paths[p])
 assert paths["up+down"]["up_s"] > 0 and paths["up+down"]["down_s"] > 0
 print("simcluster_bench_check: ok")' || { echo "FAIL: records"; exit 1; }

@@ -2,7 +2,8 @@
 # simcluster_check.sh T_SIMCLUSTER [TAG]: the simulated cluster's test.
 # Brings up 4 nodes, 2 per leaf switch (node<->leaf 400mbit, leaf<->core
 # 100mbit), checks topology.conf, runs T_SIMCLUSTER packed (-ppn 2),
-# scattered and placed by a map, checks the leaf uplink's byte counters, tears down and checks
+# scattered and placed by a map (each also checks that two flows share a leaf
+# uplink), checks the leaf uplink's byte counters, tears down and checks
 # that nothing is left (namespaces, root links and qdiscs, processes, state,
 # /etc/hosts). Exits 77 without root or network namespaces.
 set -u
