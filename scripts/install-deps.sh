@@ -14,13 +14,15 @@ export DEBIAN_FRONTEND=noninteractive
 # (h5pcc.mpich, h5pcc.openmpi), for the real program
 # tests/realprog/h5_roundtrip.c (each about 6 MB download, 21 MB installed,
 # 5-10 s to install).
+# iproute2: ip and tc, which build the simulated cluster of network
+# namespaces, bridges and shaped veth links (tests/tools/simcluster.sh).
 # wamerican: the English word list (/usr/share/dict/american-english) the
 # MapReduce corpus generator (apps/mapreduce) draws its words from.
 # libhwloc-dev: hwloc, the machine's cores and packages for collective I/O's
 # distances inside a node (src/topo/intra.c).
 packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev cmake ninja-build pkg-config
           gcc gfortran libc6-dev fio util-linux e2fsprogs python3 libhdf5-mpich-dev
-          libhdf5-openmpi-dev wamerican libhwloc-dev)
+          libhdf5-openmpi-dev wamerican libhwloc-dev iproute2)
 
 # tool -> package that provides it (for the message only).
 checks=(
@@ -38,6 +40,8 @@ checks=(
   "fio fio"
   "losetup util-linux"
   "unshare util-linux"
+  "ip iproute2"
+  "tc iproute2"
   "mkfs.ext4 e2fsprogs"
   "python3 python3"
   "h5pcc.mpich libhdf5-mpich-dev"
