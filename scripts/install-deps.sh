@@ -68,51 +68,40 @@ done
 [ -e /usr/share/dict/american-english ] || missing+=("English word list (wamerican)")
 [ -e /usr/include/hwloc.h ] || missing+=("hwloc headers (libhwloc-dev)")
 
-# matplotlib, for the plots of the benchmark driver (bench/run.py): from PyPI
-# with the pip of the python3 on PATH, the one that runs the driver. A Debian
-# system python3 refuses pip (externally managed): there it is the Debian
-# package python3-matplotlib instead.
-ensure_matplotlib() {
-  python3 -c 'import matplotlib' >/dev/null 2>&1 && return 0
-  echo "install-deps: python3 -m pip install --quiet matplotlib ($(command -v python3))"
+# A Python module from PyPI with the pip of the python3 on PATH (the one that
+# runs the benchmark driver and the tests' scripts). A Debian system python3
+# refuses pip (externally managed): there it is the Debian package instead.
+# ensure_python_module "import statement" pip-name debian-package
+ensure_python_module() {
+  local import=$1 pipname=$2 debpkg=$3
+  python3 -c "$import" >/dev/null 2>&1 && return 0
+  echo "install-deps: python3 -m pip install --quiet $pipname ($(command -v python3))"
   if PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
-       python3 -m pip install --quiet matplotlib </dev/null; then
+       python3 -m pip install --quiet "$pipname" </dev/null; then
     :
   elif [ "$(python3 -c 'import sys; print(sys.prefix)' 2>/dev/null)" = /usr ] &&
        command -v apt-get >/dev/null 2>&1; then
-    echo "install-deps: pip failed; apt-get install python3-matplotlib"
+    echo "install-deps: pip failed; apt-get install $debpkg"
     local s=(); [ "$(id -u)" -eq 0 ] || s=(sudo)
     "${s[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
     "${s[@]}" env DEBIAN_FRONTEND=noninteractive \
-      apt-get install -y -q --no-install-recommends python3-matplotlib </dev/null
+      apt-get install -y -q --no-install-recommends "$debpkg" </dev/null
   fi
-  if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
-    echo "install-deps: python3 still cannot import matplotlib" >&2
+  if ! python3 -c "$import" >/dev/null 2>&1; then
+    echo "install-deps: python3 still cannot import $pipname" >&2
     return 1
   fi
 }
 
+# matplotlib, for the plots of the benchmark driver (bench/run.py).
+ensure_matplotlib() {
+  ensure_python_module 'import matplotlib' matplotlib python3-matplotlib
+}
+
 # scipy (and numpy), for the assignment solver's comparison with
-# linear_sum_assignment (test unit_lap_scipy, bench suite lap): PyPI with the
-# python3 on PATH, else Debian's python3-scipy on a system python.
+# linear_sum_assignment (test unit_lap_scipy, bench suite lap).
 ensure_scipy() {
-  python3 -c 'import scipy.optimize, scipy.sparse, numpy' >/dev/null 2>&1 && return 0
-  echo "install-deps: python3 -m pip install --quiet scipy ($(command -v python3))"
-  if PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
-       python3 -m pip install --quiet scipy </dev/null; then
-    :
-  elif [ "$(python3 -c 'import sys; print(sys.prefix)' 2>/dev/null)" = /usr ] &&
-       command -v apt-get >/dev/null 2>&1; then
-    echo "install-deps: pip failed; apt-get install python3-scipy"
-    local s=(); [ "$(id -u)" -eq 0 ] || s=(sudo)
-    "${s[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-    "${s[@]}" env DEBIAN_FRONTEND=noninteractive \
-      apt-get install -y -q --no-install-recommends python3-scipy </dev/null
-  fi
-  if ! python3 -c 'import scipy.optimize, scipy.sparse, numpy' >/dev/null 2>&1; then
-    echo "install-deps: python3 still cannot import scipy" >&2
-    return 1
-  fi
+  ensure_python_module 'import scipy.optimize, scipy.sparse, numpy' scipy python3-scipy
 }
 
 # clang with libFuzzer, for the parser fuzz target of the sanitizer pass
