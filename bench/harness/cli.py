@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from .fio import FIO_TESTS
+from .fio import FIO_TESTS, limit_command
 from .fmt import exit_text, fmt_ratio, now_utc, say
 from .launcher import Launcher
 from .machine import machine_facts
@@ -125,7 +125,13 @@ def main(argv=None):
     if a.list:
         for s in steps:
             if s.bench == "fio":
-                print(f"{s.label}: fio {' '.join(FIO_TESTS[s.fio_test][1])}")
+                if s.fio_test == "limit":
+                    x = s.extra
+                    cmd = limit_command("DIR", s.size, x["rw"], x["engine"], x["bs"],
+                                        x["iodepth"], x["numjobs"], x["runtime_s"])
+                    print(f"{s.label}: {' '.join(cmd)}")
+                else:
+                    print(f"{s.label}: fio {' '.join(FIO_TESTS[s.fio_test][1])}")
             else:
                 exe = program_path(a.build, s.bench)
                 shown = launcher.shown(launcher.command(exe, s.args, s.ranks))

@@ -2,6 +2,7 @@
 
 import os
 
+from .fio import limit_job_name
 from .fmt import human_bytes
 from .registry import hooks
 from .suites import KERNELS, op_rank
@@ -294,8 +295,8 @@ def plot_all(suite, summary, runs, out, stamp):
         rows = [s for s in summary if s["bench"] == bench]
         if not rows:
             continue
-        fig, ax = plt.subplots(figsize=(6.5, 4.2))
-        names = [s["fields"].get(xkey) for s in rows]
+        fig, ax = plt.subplots(figsize=(6.5 if len(rows) < 8 else 12, 4.2 if len(rows) < 8 else 6))
+        names = [fio_name(s["fields"]) if bench == "fio" else s["fields"].get(xkey) for s in rows]
         width = 0.8 / len(metric_list)
         for j, (metric, mlabel) in enumerate(metric_list):
             xs, ys, lo, hi = [], [], [], []
@@ -309,16 +310,26 @@ def plot_all(suite, summary, runs, out, stamp):
             if xs:
                 ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=mlabel)
         ax.set_xticks(range(len(names)))
-        ax.set_xticklabels([str(n) for n in names])
+        ax.set_xticklabels([str(n) for n in names], rotation=90 if len(rows) >= 8 else 0,
+                           fontsize=7 if len(rows) >= 8 else None)
         ax.set_ylabel(f"{ylabel} (median; bars: min–max)")
         ax.grid(axis="y", alpha=0.3)
         legend_outside(ax)
         size = rows[0]["fields"].get("size")
         what = ("memory bandwidth (membw)" if bench == "membw"
-                else "file system limits (fio, bs 16 MiB, psync unless named)")
+                else "file system limits (fio; named tests bs 16 MiB, psync unless named; "
+                     "matrix jobs O_DIRECT)")
         ax.set_title(f"{what}, {human_bytes(size or 0)} ({title_tail})", fontsize=9)
         fig.tight_layout()
         save(fig, bench)
     for plot in hooks("plot"):
         pngs.update(plot(suite, summary, runs, out, title_tail, plt) or {})
     return pngs
+
+
+def fio_name(fields):
+    """A fio record's x label: the matrix job, or the named test."""
+    if fields.get("test") == "limit":
+        return limit_job_name(fields.get("rw"), fields.get("engine"), fields.get("bs"),
+                              fields.get("iodepth"), fields.get("numjobs"))
+    return fields.get("test")

@@ -20,7 +20,7 @@ KEY_FIELDS = {
                 "iters", "sync", "target", "access", "memlimit", "backend"],
     "rma": ["op", "kind", "bytes", "ranks"],
     "membw": ["kernel", "size"],
-    "fio": ["test", "size", "bs"],
+    "fio": ["test", "rw", "engine", "size", "bs", "iodepth", "numjobs"],
 }
 METRICS = {
     "mstream": ["bw_MiBps", "bw_nosync_MiBps", "seconds", "sync_seconds", "dev_write_MiB",

@@ -4,7 +4,7 @@ machine, the ratios the project tracks, tables and plots."""
 import json
 import os
 
-from .fio import FIO_TESTS
+from .fio import FIO_TESTS, best_limit_summary, limit_job_name
 from .fmt import GiB, exit_text, fmt_num, fmt_ratio, fmt_stat, human_bytes, md_table
 from .paths import repo_path, repo_text
 from .plots import mstream_series_name
@@ -80,9 +80,17 @@ def readme_section(doc, data=None):
                 continue
             name = r["name"] + (f" ({human_bytes(r['bytes'])})"
                                 if isinstance(r.get("bytes"), int) else "")
+            p = r.get("psync")
             rows.append([name, fmt_ratio(r['min']), f"**{fmt_ratio(r['median'])}**",
-                         fmt_ratio(r['max']), r["detail"]])
-        s.append(md_table(["ratio", "min", "median", "max", "what is divided"], rows))
+                         fmt_ratio(r['max']), fmt_ratio(p["median"]) if p else "–", r["detail"]])
+        s.append(md_table(["ratio", "min", "median", "max", "vs psync write (median)",
+                           "what is divided"], rows))
+        s.append("")
+        s.append("Storage ratios divide by the best sequential O_DIRECT write of fio's matrix "
+                 "in the same rep (psync, libaio and io_uring; 1 to 16 MiB blocks; 1 to 32 "
+                 "requests in flight; 1 and 2 jobs): the device's limit. The psync column "
+                 "divides by fio's psync write (one request in flight), the limit of earlier "
+                 "results.")
         # Per-size rows of the built-in RMA ratios; suite modules' per-size
         # rows appear in their own README sections.
         rma_rows = [r for r in ratios if isinstance(r.get("bytes"), int)
@@ -110,11 +118,22 @@ def readme_section(doc, data=None):
                 rows.append([f"membw {f.get('kernel')}", human_bytes(f.get("size", 0)),
                              (fmt_stat(cp) + " GiB/s copied") if cp else "–",
                              fmt_stat(x["metrics"].get("GiBps_moved")) + " GiB/s moved"])
+            elif f.get("test") == "limit":
+                rows.append([f"fio {limit_job_name(f.get('rw'), f.get('engine'), f.get('bs'), f.get('iodepth'), f.get('numjobs'))}"
+                             f" (O_DIRECT, sequential)", human_bytes(f.get("size", 0)),
+                             fmt_stat(x["metrics"].get("MiBps")) + " MiB/s", ""])
             else:
                 rows.append([f"fio {f.get('test')}: {FIO_TESTS.get(f.get('test'), ('?',))[0]}",
                              human_bytes(f.get("size", 0)),
                              fmt_stat(x["metrics"].get("MiBps")) + " MiB/s", ""])
         s.append(md_table(["what", "size", "bandwidth", "membw: moved"], rows))
+        s.append("")
+        for rw in ("write", "read"):
+            b = best_limit_summary(doc.get("runs", []), rw)
+            if b:
+                won = ", ".join(f"{n} ({k} rep(s))" for n, k in sorted(b["jobs"].items()))
+                s.append(f"- **Best fio {rw}** (the limit): {fmt_stat(b)} MiB/s; best job "
+                         f"per rep: {won}.")
         s.append("")
 
     ms = [x for x in summary if x["bench"] == "mstream" and not x["fields"].get("memlimit")]
@@ -233,13 +252,16 @@ def write_readme(out):
              "run to run, which the min–max spreads show. The file system limits come from fio "
              "on the same file system as the storage windows (`--path`), memory limits from "
              "`membw`.", "",
-             "Ratios: *storage SEQ / fio O_DIRECT write* divides the mstream SEQ bandwidth of a "
-             "window on storage, `MPI_Win_sync` included, by fio's sequential O_DIRECT write "
-             "bandwidth; *memory SEQ / memcpy* divides the mstream SEQ bandwidth of a memory "
+             "Ratios: *storage SEQ / best fio write* divides the mstream SEQ bandwidth of a "
+             "window on storage, `MPI_Win_sync` included, by the best sequential write of fio's "
+             "matrix in the same rep (O_DIRECT; psync, libaio and io_uring; 1 to 16 MiB blocks; "
+             "1 to 32 requests in flight; 1 and 2 jobs: the device's limit, which job was best "
+             "is named), and, in a second column, by fio's psync write with one request in "
+             "flight (the limit of results before the matrix); *memory SEQ / memcpy* divides the mstream SEQ bandwidth of a memory "
              "window by membw's memcpy bandwidth counted as bytes copied (`GiBps_copied`, each "
              "byte once); *RMA storage / memory* divides rma_bench bandwidth on a storage window "
-             "by the same on a memory window, from 64 KiB up; *out-of-core storage SEQ / fio "
-             "O_DIRECT write* is the storage SEQ ratio for a window larger than the memory cgroup it runs "
+             "by the same on a memory window, from 64 KiB up; *out-of-core storage SEQ / best "
+             "fio write* is the storage SEQ ratio for a window larger than the memory cgroup it runs "
              "in (without and with `--access sequential`). Each ratio is taken per rep "
              "(same rep of numerator and denominator), then min / median / max over reps.", ""]
     # smoke (tiny sizes, a check of the programs and this driver) only when

@@ -145,6 +145,8 @@ class Runner:
 
     # fio: the machine's limits on the file system of --path.
     def run_fio(self, step, rep):
+        if step.fio_test == "limit":
+            return self.run_fio_limit(step, rep)
         test, size, bs = step.fio_test, step.size, step.extra["bs"]
         f = os.path.join(self.fiodir, "limit.dat")
         if test.startswith("write") and os.path.exists(f):
@@ -188,4 +190,50 @@ class Runner:
             self.skipped.append({"step": step.label, "rep": rep,
                                  "why": "O_DIRECT not supported on this file system"})
             return True, "skipped: O_DIRECT not supported by this file system"
+        return self.fail(step, rep, cmd, rc, why, secs, stdout=out)
+
+    # One job of fio's limit matrix (fio.limit_steps).
+    def run_fio_limit(self, step, rep):
+        x = step.extra
+        d = os.path.join(self.fiodir, "limit")
+        os.makedirs(d, exist_ok=True)
+        prefix = f"mpisw-limit-{x['numjobs']}."
+        if x["rw"] == "write":   # every write job writes new files
+            for name in os.listdir(d):
+                if name.startswith(prefix):
+                    os.unlink(os.path.join(d, name))
+        cmd = fio.limit_command(d, step.size, x["rw"], x["engine"], x["bs"], x["iodepth"],
+                                x["numjobs"], x["runtime_s"])
+        self.commands[step.label] = shlex.join(cmd).replace(self.fiodir, "DIR")
+        rc, out, err, secs, timed_out = run_process(cmd, self.env(), step.timeout)
+        rec, why = None, None
+        if timed_out:
+            why = f"timed out after {step.timeout} s"
+        elif rc != 0:
+            why = tail(err or out)
+        else:
+            try:
+                j = json.loads(out[out.index("{"):])
+                job = j["jobs"][0]
+                if job.get("error"):
+                    why = f"fio job error {job['error']}\n" + tail(err)
+                else:
+                    dd = job[x["rw"]]
+                    rec = {"bench": "fio", "test": "limit", "size": step.size, **x,
+                           "MiBps": dd["bw_bytes"] / MiB, "runtime_ms": dd["runtime"],
+                           "io_bytes": dd["io_bytes"], "fio_version": j.get("fio version"),
+                           "rep": rep, "step": step.label}
+            except (ValueError, KeyError, IndexError) as e:
+                why = f"cannot read fio's JSON output: {e}\n" + tail(err)
+        if rec:
+            self.runs.append(rec)
+            return True, f"ok {secs:.1f} s, {rec['MiBps']:.0f} MiB/s"
+        text = (why or "") + (err or "")
+        if "Invalid argument" in text or "engine" in text and "load" in text:
+            # No O_DIRECT on this file system (tmpfs), or an engine fio lacks.
+            self.skipped.append({"step": step.label, "rep": rep,
+                                 "why": "O_DIRECT or the engine is not supported here: "
+                                        + text.strip().splitlines()[-1][:120] if text.strip()
+                                        else "not supported"})
+            return True, "skipped: " + (text.strip().splitlines()[-1][:100] if text.strip() else "")
         return self.fail(step, rep, cmd, rc, why, secs, stdout=out)

@@ -1,7 +1,7 @@
 """The built-in suites (smoke, quick, full, outofcore): mstream, rma_bench,
 membw and fio, and the out-of-core runs in a memory cgroup."""
 
-from .fio import fio_steps
+from .fio import fio_steps, limit_steps
 from .fmt import KiB, MiB, GiB, human_bytes
 from .registry import SUITE_MODULES, hooks
 from .step import Step
@@ -70,7 +70,8 @@ def build_builtin_suite(name):
         # Only the out-of-core runs, and the file system limits they are
         # compared with (fio O_DIRECT write for the ratio).
         timeout = 300
-        return fio_steps(1 * GiB, timeout) + outofcore_steps(timeout)
+        return (fio_steps(1 * GiB, timeout) + limit_steps(1 * GiB, timeout, "quick")
+                + outofcore_steps(timeout))
     if name == "smoke":
         sizes, segment, iters, kernels, ranks_list = [4 * MiB], 1 * MiB, 2, ["all"], [1]
         rma = dict(ops="put,get,accumulate", min=8, max=64 * KiB, iters=20)
@@ -92,6 +93,13 @@ def build_builtin_suite(name):
                       ["--size", str(membw_size), "--reps", "5" if name != "smoke" else "2"],
                       timeout=timeout))
     steps += fio_steps(fio_size, timeout)
+    # The device's limit: the best job of fio's matrix (the smoke suite's 8 MiB
+    # has room for 1 MiB blocks only).
+    if name != "smoke":
+        steps += limit_steps(fio_size, timeout, "full" if full else "quick")
+    else:
+        steps += [s for s in limit_steps(fio_size, timeout, "quick")
+                  if s.extra["engine"] == "libaio" and s.extra["numjobs"] == 1]
 
     for ranks in ranks_list:
         for size in sizes:

@@ -2,6 +2,7 @@
 measurement over the reps), the ratios the project tracks, and the
 machine's limits drawn as lines in the plots."""
 
+from .fio import best_limit_mibps, best_limit_summary, limit_job_name
 from .fmt import KiB, human_bytes
 from .registry import KEY_FIELDS, METRICS, hooks
 from .stats import by_rep, ratio_stats, ratio_values, stats
@@ -39,6 +40,9 @@ def config_label(key):
     if bench == "membw":
         return f"membw {fields.get('kernel')} {human_bytes(fields.get('size', 0))}"
     if bench == "fio":
+        if fields.get("test") == "limit":
+            return (f"fio {limit_job_name(fields.get('rw'), fields.get('engine'), fields.get('bs'), fields.get('iodepth'), fields.get('numjobs'))}"
+                    f" {human_bytes(fields.get('size', 0))}")
         return f"fio {fields.get('test')} {human_bytes(fields.get('size', 0))}"
     return " ".join([bench] + [f"{k}={v}" for k, v in fields.items()])
 
@@ -63,7 +67,18 @@ def summarise(runs):
 def compute_ratios(runs):
     """The ratios the project tracks, each as min/median/max over reps."""
     ratios = []
-    direct = by_rep(runs, "MiBps", bench="fio", test="write_direct")
+    # The device's limit: the best write of fio's matrix in each rep; psync
+    # (one request in flight, the limit of earlier results) a second column.
+    best = best_limit_mibps(runs, "write")
+    best_job = (best_limit_summary(runs, "write") or {}).get("name", "?")
+    psync = by_rep(runs, "MiBps", bench="fio", test="write_direct")
+
+    def storage_ratio(num, **row):
+        s = ratio_stats(num, best)
+        if not s:
+            return None
+        p = ratio_stats(num, psync)
+        return {**row, **s, "limit": best_job, **({"psync": p} if p else {})}
     memcpy = {k: v * 1024 for k, v in
               by_rep(runs, "GiBps_copied", bench="membw", kernel="memcpy").items()}
     ms = sorted({(r.get("ranks"), r.get("size")) for r in runs if r.get("bench") == "mstream"
@@ -73,18 +88,20 @@ def compute_ratios(runs):
         # In-memory runs only: no memory cgroup, no access hint.
         base = dict(bench="mstream", kernel="SEQ", ranks=ranks, size=size, memlimit=None,
                     access=None)
-        for name, num, den, detail in (
-                ("storage SEQ / fio O_DIRECT write",
-                 by_rep(runs, "bw_MiBps", kind="storage", sync=True, **base), direct,
-                 f"mstream SEQ storage window (with sync), {human_bytes(size)}, {ranks} "
-                 f"rank(s), bw_MiBps / fio sequential write O_DIRECT MiB/s"),
-                ("memory SEQ / memcpy", by_rep(runs, "bw_MiBps", kind="memory", **base), memcpy,
-                 f"mstream SEQ memory window, {human_bytes(size)}, {ranks} rank(s), "
-                 f"bw_MiBps / membw memcpy GiBps_copied (bytes copied, counted once) x 1024")):
-            s = ratio_stats(num, den)
-            if s:
-                ratios.append({"name": name, "which": f"{human_bytes(size)}, {ranks} rank(s)",
-                               "detail": detail, **s})
+        which = f"{human_bytes(size)}, {ranks} rank(s)"
+        r = storage_ratio(by_rep(runs, "bw_MiBps", kind="storage", sync=True, **base),
+                          name="storage SEQ / best fio write", which=which,
+                          detail=f"mstream SEQ storage window (with sync), {human_bytes(size)}, "
+                                 f"{ranks} rank(s), bw_MiBps / the best sequential O_DIRECT "
+                                 f"write of fio's matrix in the same rep ({best_job})")
+        if r:
+            ratios.append(r)
+        s = ratio_stats(by_rep(runs, "bw_MiBps", kind="memory", **base), memcpy)
+        if s:
+            ratios.append({"name": "memory SEQ / memcpy", "which": which,
+                           "detail": f"mstream SEQ memory window, {human_bytes(size)}, {ranks} "
+                                     f"rank(s), bw_MiBps / membw memcpy GiBps_copied (bytes "
+                                     f"copied, counted once) x 1024", **s})
     # Out of core: the window does not fit the memory cgroup, the device is the limit.
     ooc = sorted({(r.get("ranks"), r.get("size"), r.get("memlimit"), r.get("access"))
                   for r in runs if r.get("bench") == "mstream" and r.get("memlimit")
@@ -93,19 +110,20 @@ def compute_ratios(runs):
     for ranks, size, memlimit, access in ooc:
         st = by_rep(runs, "bw_MiBps", bench="mstream", kernel="SEQ", kind="storage", sync=True,
                     ranks=ranks, size=size, memlimit=memlimit, access=access)
-        s = ratio_stats(st, direct)
-        if s:
-            hint = f"access={access}" if access else "no access hint"
-            ratios.append({"name": "out-of-core storage SEQ"
+        hint = f"access={access}" if access else "no access hint"
+        r = storage_ratio(st, name="out-of-core storage SEQ"
                                    + (f" (access={access})" if access else "")
-                                   + " / fio O_DIRECT write",
-                           "which": f"{human_bytes(size)} in {human_bytes(memlimit)}, "
-                                    f"{ranks} rank(s), {hint}",
-                           "detail": f"mstream SEQ storage window (with sync), "
-                                     f"{human_bytes(size)}, {ranks} rank(s), in a "
-                                     f"{human_bytes(memlimit)} memory cgroup, {hint}, "
-                                     f"bw_MiBps / fio sequential write O_DIRECT MiB/s",
-                           "memlimit": memlimit, "access": access, **s})
+                                   + " / best fio write",
+                          which=f"{human_bytes(size)} in {human_bytes(memlimit)}, "
+                                f"{ranks} rank(s), {hint}",
+                          detail=f"mstream SEQ storage window (with sync), "
+                                 f"{human_bytes(size)}, {ranks} rank(s), in a "
+                                 f"{human_bytes(memlimit)} memory cgroup, {hint}, "
+                                 f"bw_MiBps / the best sequential O_DIRECT write of fio's "
+                                 f"matrix in the same rep ({best_job})",
+                          memlimit=memlimit, access=access)
+        if r:
+            ratios.append(r)
     ops = sorted({r.get("op") for r in runs if r.get("bench") == "rma"}, key=op_rank)
     for op in ops:
         sizes = sorted({r["bytes"] for r in runs if r.get("bench") == "rma"
@@ -141,7 +159,11 @@ def limits(runs):
                     and isinstance(r.get("GiBps_copied"), (int, float))])
     if memcpy:
         out.append(("memcpy (membw, bytes copied)", memcpy["median"], "tab:gray", "-"))
-    for test, label, color, style in (("write_direct", "fio write O_DIRECT", "tab:red", "--"),
+    for rw, color, style in (("write", "tab:red", "-"), ("read", "tab:brown", "-")):
+        b = best_limit_summary(runs, rw)
+        if b:
+            out.append((f"fio best {rw} ({b['name']})", b["median"], color, style))
+    for test, label, color, style in (("write_direct", "fio write O_DIRECT psync", "tab:red", "--"),
                                       ("write_fsync", "fio write buffered+fsync", "tab:purple", "-."),
                                       ("read_cold", "fio read cold", "tab:brown", ":")):
         s = stats([r["MiBps"] for r in runs if r.get("bench") == "fio" and r.get("test") == test])
