@@ -1,6 +1,6 @@
 #!/bin/sh
 # simcluster_bench_check.sh SIMCLUSTER_LINKS_SH: the benchmark's wrapper once,
-# tiny (100mbit, 1 MiB, 1 rep): exit 0, a record per path and one of the up
+# tiny (100mbit, 1 MiB, best of 3 reps): exit 0, a record per path and one of the up
 # and down times, the measured paths at most 1.2 x their rate. 77 without root.
 out=$("$1" 100mbit 100mbit 1048576 3 2>&1)   # best of 3: the same-node pair shares 2 cores with 8 ranks
 rc=$?
