@@ -76,6 +76,11 @@ struct phase {
   int status;
 };
 
+static double load1(void) { /* the machine's load, for noisy timings */
+  double l[1];
+  return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
 static void report(const struct hacc_options *o, const struct phase *ph) {
   if (hacc_rank() != 0) return;
   uint64_t bytes = o->particles * HACC_PARTICLE_BYTES;
@@ -86,11 +91,11 @@ static void report(const struct hacc_options *o, const struct phase *ph) {
   printf("{\"bench\":\"hacc_io\",\"phase\":\"%s\",\"method\":\"%s\",\"backend\":\"%s\","
          "\"access\":\"%s\",\"ranks\":%d,\"particles\":%llu,\"bytes\":%llu,\"step\":%d,"
          "\"seconds\":%.6f,\"gb_per_s\":%.4f,\"cache\":\"%s\",\"cached_bytes\":%lld,"
-         "\"verify\":\"%s\",\"status\":%d}\n",
+         "\"verify\":\"%s\",\"status\":%d,\"load1\":%.2f,\"cores\":%ld}\n",
          ph->name, hacc_method_name(o->method), o->method == HACC_WIN ? o->backend : "none",
          o->access ? o->access : "none", hacc_nranks(), (unsigned long long)o->particles,
          (unsigned long long)bytes, ph->step, ph->seconds, gbs, cache, (long long)ph->cached,
-         ph->verify, ph->status);
+         ph->verify, ph->status, load1(), sysconf(_SC_NPROCESSORS_ONLN));
   fflush(stdout);
   if (!o->quiet)
     fprintf(stderr, "hacc_io: %s %s, %d rank(s), %llu particles (%.3f GB), step %d: %.3f s "

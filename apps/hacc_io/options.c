@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/hints.h"
 #include "hacc_io.h"
@@ -16,8 +17,9 @@ static const char usage[] =
     "                    (MPI_File_write_at_all) | win (storage windows over the file) |\n"
     "                    pool (a mem: pooled file; checkpoint and restart in one job) |\n"
     "                    ckpt (mpisw_ckpt_take / mpisw_ckpt_restart) (default indep)\n"
-    "  --path P          the shared checkpoint file (default $TMPDIR/hacc_io.ckpt or\n"
-    "                    /tmp/hacc_io.ckpt); pool: its name in the pool (mem:/hacc/NAME);\n"
+    "  --path P          the shared checkpoint file, or a directory for hacc_io.ckpt in it\n"
+    "                    (default $TMPDIR or /tmp); pool: its name in the pool\n"
+    "                    (mem:/hacc/NAME);\n"
     "                    ckpt: the set's LOCAL directory is P.ckpt.d\n"
     "  --steps K         checkpoints taken, one per step, each overwriting the last\n"
     "                    (default 1)\n"
@@ -141,7 +143,12 @@ int hacc_parse_options(int argc, char **argv, int rank, struct hacc_options *o) 
   } else if (!strncmp(o->path, "mem:", 4)) {
     return bad(rank, "--path %s is a pooled name: use --method pool", o->path);
   }
-  (void)path_given;
+  /* A directory (the benchmark driver's --path): the file hacc_io.ckpt in it. */
+  struct stat st;
+  if (path_given && o->method != HACC_POOL && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(defpath, sizeof defpath, "%s/hacc_io.ckpt", o->path);
+    o->path = defpath;
+  }
   if (o->particles > (1ull << 40))
     return bad(rank, "--particles: at most 1T");
   if (o->particles < (uint64_t)hacc_nranks() && !o->restart_only)

@@ -11,8 +11,8 @@
 #   corrupt    a written file with a header byte changed (3), a particle byte
 #              changed (1), cut short (3), read as another size (3); a file
 #              that is not a checkpoint (3), no file (4)
-#   errors     bad options (2); a missing directory for indep and win, an
-#              unwritable path for indep, win and ckpt (4)
+#   errors     bad options (2); a missing directory (indep), an unwritable
+#              path (win, ckpt; ckpt makes a missing directory itself) (4)
 #   full       run inside mountdrv.sh tmpfs8m: a checkpoint larger than the
 #              file system fails (4) for indep, win and ckpt, and what it left
 #              is refused as incomplete (3), never restarted
@@ -33,7 +33,12 @@ run() {
   want=$1 n=$2
   shift 2
   echo "hacccheck.sh: -n $n hacc_io $*"
-  timeout -k 5 40 "$launcher" $preflags -n "$n" "$hacc" "$@" >"$logs/out" 2>"$logs/err" </dev/null
+  if [ "$n" = 1 ]; then # a singleton, as users start one rank (Open MPI's
+    # mpiexec takes 3 s to end a job that exits non-zero)
+    timeout -k 5 40 "$hacc" "$@" >"$logs/out" 2>"$logs/err" </dev/null
+  else
+    timeout -k 5 40 "$launcher" $preflags -n "$n" "$hacc" "$@" >"$logs/out" 2>"$logs/err" </dev/null
+  fi
   rc=$?
   sed 's/^/  out: /' "$logs/out"
   sed 's/^/  err: /' "$logs/err"
@@ -85,10 +90,10 @@ corrupt)
   size=$(stat -c %s "$ck")
   cp "$ck" "$dir/good"
   flip "$ck" 20
-  run 3 2 --restart-only --method indep --path "$ck" --quiet
+  run 3 1 --restart-only --method indep --path "$ck" --quiet
   says "checksum"
   cp "$dir/good" "$ck" && flip "$ck" $((4096 + 4 * P / 2 + 1))
-  run 1 2 --restart-only --method indep --path "$ck" --quiet
+  run 1 1 --restart-only --method indep --path "$ck" --quiet
   says "differs"
   grep -q '"verify":"failed"' "$logs/out" || fail "verify is not failed"
   cp "$dir/good" "$ck" && truncate -s $((size - 100)) "$ck"
@@ -108,30 +113,24 @@ errors)
   says "usage:"
   run 2 1 --steps 0
   says "--steps"
-  run 2 1 --method indep --backend pager
-  says "hints of --method win"
   run 2 1 --method pool --restart-only
   says "lives as long as the job"
-  run 2 1 --particles lots
-  says "--particles"
-  for m in indep win; do # (ckpt makes its missing LOCAL directory)
-    run 4 1 --particles 1000 --method $m --path "$dir/no/such/dir/ck" --quiet
-    says "cannot create the checkpoint file"
-  done
-  for m in indep win ckpt; do
-    run 4 1 --particles 1000 --method $m --path /proc/hacc_io.ckpt --quiet
-  done
+  run 4 1 --particles 1000 --method indep --path "$dir/no/such/dir/ck" --quiet
+  says "cannot create the checkpoint file"
+  run 4 1 --particles 1000 --method win --path /proc/hacc_io.ckpt --quiet
+  run 4 1 --particles 1000 --method ckpt --path /proc/hacc_io.ckpt --quiet
+  says "checkpoint set"
   ;;
 full)
   [ -n "${MPISW_TEST_MNT:-}" ] || fail "run under mountdrv.sh tmpfs8m"
   for m in indep win ckpt; do
-    run 4 2 --particles 400000 --method $m --path "$ck.$m" --quiet
+    run 4 1 --particles 400000 --method $m --path "$ck.$m" --quiet
     case $m in
       ckpt)
-        run 3 2 --restart-only --particles 400000 --method ckpt --path "$ck.$m" --quiet
+        run 3 1 --restart-only --particles 400000 --method ckpt --path "$ck.$m" --quiet
         says "no complete checkpoint" ;;
       *)
-        run 3 2 --restart-only --method indep --path "$ck.$m" --quiet
+        run 3 1 --restart-only --method indep --path "$ck.$m" --quiet
         says "incomplete" ;;
     esac
     rm -rf "$ck.$m" "$ck.$m.ckpt.d"
