@@ -113,6 +113,9 @@ int hacc_win_checkpoint(const struct hacc_options *o, struct hacc_particles *pt,
                         struct hacc_io_result *res);
 int hacc_win_restart(const struct hacc_options *o, struct hacc_particles *pt, int *step,
                      struct hacc_io_result *res);
+/* After a win restart, the particles live in its window: freed here (outside
+ * the timed phase), the arrays pointed back at their own memory. */
+void hacc_win_close(struct hacc_particles *pt);
 /* The mpisw_ckpt_* API (io_ckpt.c). */
 int hacc_ckpt_checkpoint(const struct hacc_options *o, struct hacc_particles *pt, int step,
                          struct hacc_io_result *res);

@@ -206,6 +206,7 @@ static int run(struct hacc_options *o) {
   report(o, &ph);
 
 out:
+  hacc_win_close(&pt); /* a win restart's window, before the file may go */
   if (o->method == HACC_CKPT) {
     if (o->remove) hacc_ckpt_remove(o);
     else hacc_ckpt_close();
