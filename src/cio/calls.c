@@ -88,11 +88,17 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
   }
   free(all);
   int cls = MPI_SUCCESS;
-  if (!agree) {
-    cls = MPI_ERR_OTHER;
-    snprintf(why, sizeof why, "ranks disagree on the collective call on %s (its kind, or the "
-             "hints mpisw_cb_strategy, cb_nodes, cb_buffer_size, striping_unit)", f->path);
-  } else if (first_fail >= 0) {
+  if (!agree) { /* the library's own class: MPICH keeps its message */
+    mpisw_typemap_release(mem);
+    mpisw_cio_access_free(&a);
+    struct mpisw_error e;
+    mpisw_fail(&e, MPISW_K_USAGE, "ranks disagree on the collective call on %s (its kind, or "
+               "the hints mpisw_cb_strategy, cb_nodes, cb_buffer_size, striping_unit)", f->path);
+    int code = mpisw_error_code(routine, &e);
+    mpisw_next.File_call_errhandler(f->fh, code);
+    return code;
+  }
+  if (first_fail >= 0) {
     PMPI_Bcast(why, (int)sizeof why, MPI_CHAR, first_fail, f->comm);
     cls = MPI_ERR_NO_MEM;
   }

@@ -224,10 +224,47 @@ static void do_write(MPI_File fh, const struct view *v, unsigned char *buf, int 
     CHECK_MPI(MPI_File_write_all(fh, buf, v->count, v->mtype, &st));
   int n;
   MPI_Get_count(&st, v->mtype, &n);
-  CHECK(n == v->count, "%s: status count %d, wrote %d", v->name, n, v->count);
+  /* (Open MPI's ROMIO leaves the status of a count of 0 unset) */
+  CHECK(n == v->count || v->count == 0, "%s: status count %d, wrote %d", v->name, n, v->count);
 }
 
-static void write_file(const char *path, const struct view *v, MPI_Info info) {
+/* Reads the data back through the view and checks it: with the engine
+ * (read_all / read_at_all) or with the MPI's independent reads on the same
+ * handle, which must see the engine's bytes. */
+static void read_back(MPI_File fh, const struct view *v, int via_mpi) {
+  MPI_Datatype m = v->mtype;
+  int sz;
+  MPI_Type_size(m, &sz);
+  size_t n = (size_t)sz * v->count + 1;
+  unsigned char *buf = malloc(v->mbytes), *pat = malloc(v->mbytes);
+  unsigned char *want = malloc(n), *got = malloc(n);
+  if (!v->at) CHECK_MPI(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+  for (int c = 0; c < (v->twice ? 2 : 1); c++) {
+    memset(buf, 0, v->mbytes);
+    for (size_t i = 0; i < v->mbytes; i++) pat[i] = pattern(me, i, c);
+    int pos = 0;
+    MPI_Pack(pat, v->count, m, want, (int)n, &pos, MPI_COMM_SELF);
+    MPI_Status st;
+    if (via_mpi) {
+      if (v->at) CHECK_MPI(MPI_File_read_at(fh, v->offset, buf, v->count, m, &st));
+      else CHECK_MPI(MPI_File_read(fh, buf, v->count, m, &st));
+    } else if (v->at) {
+      CHECK_MPI(MPI_File_read_at_all(fh, v->offset, buf, v->count, m, &st));
+    } else {
+      CHECK_MPI(MPI_File_read_all(fh, buf, v->count, m, &st));
+    }
+    pos = 0;
+    MPI_Pack(buf, v->count, m, got, (int)n, &pos, MPI_COMM_SELF);
+    for (int i = 0; i < sz * v->count; i++)
+      CHECK(got[i] == want[i], "%s (%s): byte %d of the data read back is %d, not %d",
+            v->name, via_mpi ? "the MPI's read" : "the engine's read", i, got[i], want[i]);
+  }
+  free(buf), free(pat), free(want), free(got);
+}
+
+/* Writes the view's data over the background; with check, reads it back
+ * with the engine and then with the MPI on the same handle. */
+static void write_file(const char *path, const struct view *v, MPI_Info info, int check) {
   background(path);
   MPI_File fh;
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh));
@@ -245,48 +282,10 @@ static void write_file(const char *path, const struct view *v, MPI_Info info) {
           (long long)pos);
   }
   free(buf);
-  CHECK_MPI(MPI_File_close(&fh));
-}
-
-/* Reads the data back through the view and checks it, with the engine
- * (read_all / read_at_all) or ROMIO on the same handle. */
-static void read_back(const char *path, const struct view *v, MPI_Info info, int via_mpi) {
-  MPI_File fh;
-  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh));
-  set_view(fh, v);
-  unsigned char *buf = malloc(v->mbytes), *want = malloc(v->mbytes);
-  MPI_Aint lb, ext;
-  MPI_Type_get_extent(v->mtype, &lb, &ext);
-  int calls = v->twice ? 2 : 1;
-  for (int c = 0; c < calls; c++) {
-    memset(buf, 0, v->mbytes);
-    /* what the buffer must hold: the pattern where the memory type has data */
-    MPI_Datatype m = v->mtype;
-    int sz;
-    MPI_Type_size(m, &sz);
-    unsigned char *packed = malloc((size_t)sz * v->count + 1), *pat = malloc(v->mbytes);
-    for (size_t i = 0; i < v->mbytes; i++) pat[i] = pattern(me, i, c);
-    int pos = 0;
-    MPI_Pack(pat, v->count, m, packed, sz * v->count + 1, &pos, MPI_COMM_SELF);
-    MPI_Status st;
-    if (via_mpi) {
-      if (v->at) CHECK_MPI(MPI_File_read_at(fh, v->offset, buf, v->count, m, &st));
-      else CHECK_MPI(MPI_File_read(fh, buf, v->count, m, &st));
-    } else if (v->at) {
-      CHECK_MPI(MPI_File_read_at_all(fh, v->offset, buf, v->count, m, &st));
-    } else {
-      CHECK_MPI(MPI_File_read_all(fh, buf, v->count, m, &st));
-    }
-    unsigned char *got = malloc((size_t)sz * v->count + 1);
-    pos = 0;
-    MPI_Pack(buf, v->count, m, got, sz * v->count + 1, &pos, MPI_COMM_SELF);
-    for (int i = 0; i < sz * v->count; i++)
-      CHECK(got[i] == packed[i], "%s (%s): byte %d of the data read back is %d, not %d",
-            v->name, via_mpi ? "the MPI's read" : "the engine's read", i, got[i], packed[i]);
-    free(packed), free(pat), free(got);
+  if (check) {
+    read_back(fh, v, 0);
+    read_back(fh, v, 1);
   }
-  (void)want;
-  free(buf), free(want);
   CHECK_MPI(MPI_File_close(&fh));
 }
 
@@ -323,23 +322,32 @@ static void compare(const char *ref, const char *got, const char *what) {
 }
 
 static int views(int argc, char **argv) {
-  const char *cb_nodes = argc > 2 ? argv[2] : NULL, *cbs = argc > 3 ? argv[3] : NULL;
+  /* "-": the default; argv[4]: a comma list of the views to run */
+  const char *cb_nodes = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
+  const char *cbs = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
+  const char *only = argc > 4 ? argv[4] : NULL;
   int nviews = 0;
   struct view v;
   for (int k = 0; make_view(k, &v); k++) {
+    char key[64];
+    snprintf(key, sizeof key, ",%s,", v.name);
+    char list[512];
+    snprintf(list, sizeof list, ",%s,", only ? only : "");
+    if (only && !strstr(list, key)) {
+      free_view(&v);
+      continue;
+    }
     const char *ref = tl_path("%s_romio", v.name);
     MPI_Info none = hints("romio", NULL, cbs);
-    write_file(ref, &v, none);
+    write_file(ref, &v, none, 0);
     MPI_Info_free(&none);
     for (int s = 1; s < NSTRAT; s++) {
       MPI_Info info = hints(strategies[s], cb_nodes, cbs);
       const char *path = tl_path("%s_%s", v.name, strategies[s]);
-      write_file(path, &v, info);
+      write_file(path, &v, info, 1);
       char what[128];
       snprintf(what, sizeof what, "view %s, strategy %s", v.name, strategies[s]);
       compare(ref, path, what);
-      read_back(path, &v, info, 0);
-      if (s == NSTRAT - 1) read_back(path, &v, info, 1);
       MPI_Info_free(&info);
     }
     free_view(&v);
@@ -352,12 +360,167 @@ static int views(int argc, char **argv) {
   return 0;
 }
 
+
+/* ---- errors: one error for every rank, never a hang ---- */
+static int try_open(const char *path, MPI_Info info) {
+  MPI_File fh;
+  int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+  if (rc == MPI_SUCCESS) MPI_File_close(&fh);
+  return rc;
+}
+
+static int errors(void) {
+  const char *path = tl_path("errors");
+  MPI_Info info = hints("fast", NULL, NULL);
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "mpisw_cb_strategy='fast'", "otp, latp, tatp");
+  MPI_Info_free(&info);
+  info = hints("tatp", "0", NULL);
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "cb_nodes='0'", "auto");
+  MPI_Info_free(&info);
+  info = hints("otp", "many", NULL);
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "cb_nodes='many'", NULL);
+  MPI_Info_free(&info);
+  info = hints("otp", NULL, "-5");
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "cb_buffer_size='-5'", NULL);
+  MPI_Info_free(&info);
+  /* the last rank alone has a bad value: every rank fails with its message */
+  info = hints(me == P - 1 ? "bogus" : "tatp", NULL, NULL);
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "mpisw_cb_strategy='bogus'", NULL);
+  MPI_Info_free(&info);
+  if (P > 1) {
+    /* ranks that disagree on the strategy, or on using the engine at all */
+    info = hints(me == 0 ? "tatp" : "otp", NULL, NULL);
+    EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "ranks disagree on the collective I/O hints",
+               NULL);
+    MPI_Info_free(&info);
+    info = hints(me == 0 ? "tatp" : "romio", NULL, NULL);
+    EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "ranks disagree", NULL);
+    MPI_Info_free(&info);
+    /* one collective call, two kinds: an error on every rank, no hang */
+    info = hints("tatp", NULL, NULL);
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+    int x[4] = {1, 2, 3, 4}, rc;
+    if (me == 0) rc = MPI_File_write_all(fh, x, 4, MPI_INT, MPI_STATUS_IGNORE);
+    else rc = MPI_File_write_at_all(fh, 16 * me, x, 4, MPI_INT, MPI_STATUS_IGNORE);
+    EXPECT_ERR(rc, MPISW_ERR_USAGE, "ranks disagree on the collective call", NULL);
+    /* the file still works */
+    CHECK_MPI(MPI_File_write_at_all(fh, 16 * me, x, 4, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_File_close(&fh));
+    MPI_Info_free(&info);
+  }
+  if (me == 0) printf("errors: every rank got the error\n");
+  return 0;
+}
+
+/* MPISW_CB_STRATEGY or MPISW_TOPOLOGY is wrong (set by the test): the open fails
+ * on every rank with kind argv[2], message argv[3]. */
+static int env_error(int argc, char **argv) {
+  CHECK(argc >= 4, "usage: t_cio enverror KIND TEXT");
+  EXPECT_ERR(try_open(tl_path("envbad"), MPI_INFO_NULL), atoi(argv[2]), argv[3], NULL);
+  return 0;
+}
+
+/* ---- report: the info keys, a case where TATP beats OTP, the other forms ---- */
+static const char *info_val(MPI_File fh, const char *key) {
+  static char v[MPI_MAX_INFO_VAL + 1];
+  MPI_Info info;
+  int flag = 0;
+  CHECK_MPI(MPI_File_get_info(fh, &info));
+  MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag);
+  MPI_Info_free(&info);
+  CHECK(flag, "MPI_File_get_info has no key %s", key);
+  return v;
+}
+
+static int report(void) {
+  /* every rank its own node (MPISW_TOPO_HOSTNAME=n%r): one domain per rank.
+   * Rank r writes the block that domain P-1-r covers: OTP (domain d to rank
+   * d) moves every byte, LATP and TATP none. */
+  const int n = 1024;
+  int *x = malloc(sizeof(int) * n), *y = malloc(sizeof(int) * n);
+  for (int i = 0; i < n; i++) x[i] = me * 100000 + i;
+  const char *path = tl_path("report");
+  MPI_Info info = hints("tatp", NULL, NULL);
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_strategy"), "tatp"), "strategy key");
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "0"), "calls before any");
+  MPI_Offset at = (MPI_Offset)(P - 1 - me) * n * 4;
+  CHECK_MPI(MPI_File_write_at_all(fh, at, x, n, MPI_INT, MPI_STATUS_IGNORE));
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "1"), "calls after one");
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_call"), "write_at_all"), "call key");
+  CHECK(atoi(info_val(fh, "mpisw_cb_domains")) == P, "%s domains, want %d",
+        info_val(fh, "mpisw_cb_domains"), P);
+  char want[256] = "";
+  for (int d = 0; d < P; d++)
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", d ? "," : "", P - 1 - d);
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_aggregators"), want), "aggregators %s, want %s",
+        info_val(fh, "mpisw_cb_aggregators"), want);
+  double bytes = (double)n * 4 * P, otp = atof(info_val(fh, "mpisw_cb_hopbytes_otp"));
+  CHECK(atof(info_val(fh, "mpisw_cb_hopbytes")) == 0, "TATP's hop-bytes %s",
+        info_val(fh, "mpisw_cb_hopbytes"));
+  CHECK(atof(info_val(fh, "mpisw_cb_hopbytes_tatp")) == 0, "tatp key");
+  CHECK(atof(info_val(fh, "mpisw_cb_hopbytes_latp")) == 0, "latp key");
+  /* OTP: every byte 2 hops away (flat default), except with one rank */
+  CHECK(otp == (P > 1 ? 2 * bytes - (P % 2 ? 2 * n * 4 : 0) : 0), "OTP's hop-bytes %.0f", otp);
+  CHECK(atof(info_val(fh, "mpisw_cb_bytes")) == bytes, "bytes key");
+  CHECK(atof(info_val(fh, "mpisw_cb_max_link_load")) == 0, "link load %s with nothing moved",
+        info_val(fh, "mpisw_cb_max_link_load"));
+  const char *times[] = {"mpisw_cb_time_metadata", "mpisw_cb_time_assign",
+                         "mpisw_cb_time_shuffle", "mpisw_cb_time_io"};
+  for (int i = 0; i < 4; i++)
+    CHECK(atof(info_val(fh, times[i])) >= 0 && atof(info_val(fh, times[i])) < 60, "%s=%s",
+          times[i], info_val(fh, times[i]));
+  CHECK(atoi(info_val(fh, "mpisw_cb_rounds")) >= 1, "rounds");
+
+  /* OTP on the same data: the link of every node carries its block */
+  MPI_Info_set(info, "mpisw_cb_strategy", "otp");
+  CHECK_MPI(MPI_File_set_info(fh, info));
+  CHECK_MPI(MPI_File_write_at_all(fh, at, x, n, MPI_INT, MPI_STATUS_IGNORE));
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_strategy"), "otp"), "set_info's strategy");
+  if (P > 1 && P % 2 == 0)
+    CHECK(atof(info_val(fh, "mpisw_cb_max_link_load")) == n * 4, "OTP's link load %s",
+          info_val(fh, "mpisw_cb_max_link_load"));
+  CHECK(atof(info_val(fh, "mpisw_cb_hopbytes")) == otp, "OTP's hop-bytes again");
+
+  /* nonblocking and split forms, reads included */
+  MPI_Request rq;
+  MPI_Status st;
+  int cnt;
+  for (int i = 0; i < n; i++) x[i] = -i - me;
+  CHECK_MPI(MPI_File_seek(fh, at / 4, MPI_SEEK_SET)); /* etype MPI_BYTE: offset in bytes */
+  CHECK_MPI(MPI_File_seek(fh, at, MPI_SEEK_SET));
+  CHECK_MPI(MPI_File_iwrite_all(fh, x, n / 2, MPI_INT, &rq));
+  CHECK_MPI(MPI_Wait(&rq, &st));
+  MPI_Get_count(&st, MPI_INT, &cnt);
+  CHECK(cnt == n / 2, "iwrite_all's count %d", cnt);
+  CHECK_MPI(MPI_File_write_all_begin(fh, x + n / 2, n / 2, MPI_INT));
+  CHECK_MPI(MPI_File_write_all_end(fh, x + n / 2, &st));
+  MPI_Get_count(&st, MPI_INT, &cnt);
+  CHECK(cnt == n / 2, "write_all_end's count %d", cnt);
+  CHECK_MPI(MPI_File_iread_at_all(fh, at, y, n / 2, MPI_INT, &rq));
+  CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_File_read_at_all_begin(fh, at + n * 2, y + n / 2, n / 2, MPI_INT));
+  CHECK_MPI(MPI_File_read_at_all_end(fh, y + n / 2, &st));
+  for (int i = 0; i < n; i++) CHECK(y[i] == -i - me, "read back %d: %d", i, y[i]);
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "6"), "calls %s", info_val(fh, "mpisw_cb_calls"));
+  CHECK_MPI(MPI_File_close(&fh));
+  MPI_Info_free(&info);
+  free(x), free(y);
+  if (me == 0) printf("report: info keys, TATP 0 hop-bytes where OTP %.0f, nonblocking and split\n", otp);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   CHECK(argc >= 2, "usage: t_cio views|errors|report ...");
   if (!strcmp(argv[1], "views")) views(argc, argv);
+  else if (!strcmp(argv[1], "errors")) errors();
+  else if (!strcmp(argv[1], "enverror")) env_error(argc, argv);
+  else if (!strcmp(argv[1], "report")) report();
   else CHECK(0, "unknown mode %s", argv[1]);
   return tl_finish();
 }
