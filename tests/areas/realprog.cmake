@@ -170,9 +170,10 @@ add_test(NAME realprog_mpich_io_fetch
                  ${_rp_dir}/mpich_io.sh ${_rp_cache} ${MPISW_MPI_FLAVOR})
 set_tests_properties(realprog_mpich_io_fetch PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
                      LABELS "realprog" FIXTURES_SETUP realprog_mpich_io)
-set(_mio_runs engine) # collective calls through the engine (src/cio/): extended
+set(_mio_runs)
 if(MPISW_MPI_FLAVOR STREQUAL "mpich")
-  list(APPEND _mio_runs linked)
+  # linked, and linked with collective calls through the engine (src/cio/)
+  list(APPEND _mio_runs linked engine)
 endif()
 if(MPISW_REALPROG_POOLED)
   list(APPEND _mio_runs pooled)
