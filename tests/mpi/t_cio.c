@@ -409,6 +409,23 @@ static int errors(void) {
     CHECK_MPI(MPI_File_close(&fh));
     MPI_Info_free(&info);
   }
+  /* a full disk under an aggregator (/dev/full): MPI_ERR_NO_SPACE on every rank */
+  if (access("/dev/full", W_OK) == 0) {
+    info = hints("tatp", NULL, NULL);
+    MPI_File fh;
+    int rc = MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh);
+    if (rc == MPI_SUCCESS) {
+      int x[64] = {0}, cls;
+      rc = MPI_File_write_at_all(fh, 256 * me, x, 64, MPI_INT, MPI_STATUS_IGNORE);
+      MPI_Error_class(rc, &cls);
+      CHECK(cls == MPI_ERR_NO_SPACE, "a write_all on /dev/full: %s", tl_errstr(rc));
+      MPI_File_close(&fh);
+    } else if (me == 0) {
+      printf("errors: the MPI does not open /dev/full (%s): full-disk case not run\n",
+             tl_errstr(rc));
+    }
+    MPI_Info_free(&info);
+  }
   if (me == 0) printf("errors: every rank got the error\n");
   return 0;
 }
