@@ -181,8 +181,9 @@ int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info
   int want = !failed && h.strategy != CIO_ROMIO;
 
   /* The agreement: the lowest failing rank, and the hints' hash at both ends. */
-  int rank, size;
-  if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+  int rank, size, inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+      PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
     return mpisw_next.File_open(comm, filename, amode, info, fh); /* the MPI's error */
   long long hash = want ? (long long)(mpisw_cio_hints_hash(&h, 0) >> 1) : 0;
   long long v[3] = {failed ? rank : size, hash, -hash}, r[3];
