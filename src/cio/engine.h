@@ -38,7 +38,8 @@ struct cio_hints {
 };
 
 /* Reads the hints of info (may be MPI_INFO_NULL) over *h: 0, or -1 with e
- * naming the key and value. */
+ * naming the key and value. The keys the MPI reads too (cb_nodes, ...) are
+ * checked only when the strategy (h's, or the info's) is the engine's. */
 int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error *e);
 /* The strategy asked for by the environment (CIO_ROMIO when unset); -1 and
  * e when MPISW_CB_STRATEGY holds a value that is not a strategy. */

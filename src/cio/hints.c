@@ -56,6 +56,8 @@ int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error
                         "latp, tatp or romio)", v);
     h->strategy = s;
   }
+  /* The MPI's own collective I/O: its keys are its own business. */
+  if (h->strategy == CIO_ROMIO) return 0;
   PMPI_Info_get(info, "cb_nodes", MPI_MAX_INFO_VAL, v, &flag);
   if (flag) {
     if (!strcasecmp(v, "auto")) h->cb_nodes = -1;
