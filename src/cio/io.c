@@ -40,11 +40,28 @@ int mpisw_cio_pread(int fd, void *buf, size_t len, MPI_Offset off) {
  * romio_cb_write/_read=disable): no exchange, each rank moves its own
  * pieces. Consecutive pieces are consecutive stream bytes: a batch of them
  * (at most cb_buffer_size bytes) is packed or unpacked in one go, and each
- * piece is one pwrite/pread (the view merged adjacent ones). */
+ * piece is one pwrite/pread (the view merged adjacent ones). A buffer
+ * contiguous in memory is written from (read into) directly. */
 int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen) {
   struct cio_file *f = op->f;
   const struct cio_access *a = op->a;
   MPI_Offset cbs = f->h.cb_buffer_size;
+  if (op->mem->dense && op->mem->n == 1) { /* contiguous in memory: no copy at all */
+    char *base = (char *)op->buf + op->mem->piece[0].disp;
+    int err = 0;
+    double t0 = PMPI_Wtime();
+    for (MPI_Count i = 0; i < a->n && !err; i++)
+      err = op->writing ? mpisw_cio_pwrite(f->fd, base + a->pos[i], (size_t)a->len[i], a->off[i])
+                        : mpisw_cio_pread(f->fd, base + a->pos[i], (size_t)a->len[i], a->off[i]);
+    op->r->t_io += PMPI_Wtime() - t0;
+    int cls = MPI_SUCCESS;
+    if (err) {
+      cls = err == ENOSPC ? MPI_ERR_NO_SPACE : err == EDQUOT ? MPI_ERR_QUOTA : MPI_ERR_IO;
+      snprintf(why, whylen, "%s of %s failed: %s", op->writing ? "pwrite" : "pread", f->path,
+               strerror(err));
+    }
+    return mpisw_cio_agree(f->comm, cls, why, whylen);
+  }
   size_t cap = (size_t)(a->bytes < cbs ? a->bytes : cbs);
   char *tmp = a->n ? malloc(cap ? cap : 1) : NULL;
   int cls = a->n && !tmp ? MPI_ERR_NO_MEM : MPI_SUCCESS, err = 0;
