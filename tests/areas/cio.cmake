@@ -24,12 +24,12 @@ mpisw_mpi_test(cio_views_auto PROG t_cio NP 2 LABELS cio ENV MPISW_TOPO_HOSTNAME
                ARGS views auto 256 subarray2d,struct,zero_count)
 # np 4 (MPICH busy-polls 4 ranks on 2 cores: a few views)
 mpisw_mpi_test(cio_views4 PROG t_cio NP 4 LABELS cio extended
-               ARGS views auto 256 subarray3d,darray,indexed_holes,zero_count,pointer
+               ARGS views auto 256 subarray3d,indexed_holes,pointer
                ENV MPISW_TOPO_HOSTNAME=n0,n0,n1,n1)
 mpisw_mpi_test(cio_views4_cbnodes PROG t_cio NP 4 LABELS cio extended
-               ARGS views 3 1000 subarray2d,struct,write_at_all)
+               ARGS views 3 1000 struct,write_at_all)
 mpisw_mpi_test(cio_views4_independent PROG t_cio NP 4 LABELS cio extended
-               ARGS views - - subarray3d,darray,zero_count disable)
+               ARGS views - - darray,zero_count disable)
 
 # Bad hints, ranks that disagree (at open, in a call): the error on every rank.
 mpisw_mpi_test(cio_errors PROG t_cio ARGS errors NP 1 2 LABELS cio)
