@@ -11,7 +11,7 @@
  *   matrix.c    stage 3: C, bytes of each rank in each domain
  *   assign.c    stage 4: OTP / LATP / TATP on C and D, hop-bytes, link load
  *   exchange.c  stage 5: rounds of cb_buffer_size: shuffle and I/O
- *   io.c        the aggregator's pwrite/pread of its runs
+ *   io.c        pwrite/pread of whole ranges; the calls without two phases
  *   calls.c     the MPI calls (write_all, read_at_all, split and nonblocking)
  *   report.c    MPISW_REPORT lines and the info keys of the last call
  *   module.c    the module's table */
