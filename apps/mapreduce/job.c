@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job.h"
 
@@ -75,16 +76,20 @@ void mr_report(struct mr_job *j, const char *mode, const char *window, uint64_t 
   MPI_Reduce(&b, &btot, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (j->rank) return;
   const struct mr_opts *o = j->o;
+  double load[1] = {-1};
+  getloadavg(load, 1); /* the machine is shared: say how busy it was */
   printf("{\"bench\":\"mapreduce\",\"mode\":\"%s\",\"ranks\":%d,\"ft\":%s,\"checkpoints\":%ld,"
          "\"window\":\"%s\",\"task_size\":%llu,\"input_bytes\":%llu,\"tasks\":%llu,"
          "\"rounds\":%llu,\"seconds\":%.6f,\"map_seconds\":%.6f,\"reduce_seconds\":%.6f,"
          "\"ckpt_seconds\":%.6f,\"ckpt_count\":%.0f,\"ckpt_bytes\":%llu,\"words\":%llu,"
-         "\"distinct\":%llu,\"restarted\":%d,\"resumed_round\":%llu}\n",
+         "\"distinct\":%llu,\"restarted\":%d,\"resumed_round\":%llu,\"load1\":%.2f,"
+         "\"cores\":%ld}\n",
          mode, j->np, o->checkpoints ? "true" : "false", o->checkpoints, window,
          (unsigned long long)o->task_size, (unsigned long long)j->in.size,
          (unsigned long long)j->in.ntasks, (unsigned long long)j->rounds, mr_now() - j->t0,
          mx[1], mx[2], mx[0], mx[3], btot, (unsigned long long)words,
-         (unsigned long long)distinct, j->restarted, (unsigned long long)j->resumed_round);
+         (unsigned long long)distinct, j->restarted, (unsigned long long)j->resumed_round,
+         load[0], sysconf(_SC_NPROCESSORS_ONLN));
   fflush(stdout);
 }
 

@@ -21,7 +21,7 @@ trap 'exit 143' INT TERM
 fail() { echo "FAIL: mapreduce_kill.sh $mode trial $i: $*"; exit 1; }
 rand() { od -An -N2 -tu2 /dev/urandom | tr -d ' '; }
 i=0
-"$prog" gen --output "$dir/c.txt" --size 256K --seed 11 >/dev/null || fail "gen failed"
+"$prog" gen --output "$dir/c.txt" --size 128K --seed 11 >/dev/null || fail "gen failed"
 "$prog" serial --input "$dir/c.txt" --output "$dir/ref" >/dev/null || fail "serial failed"
 mkdir "$dir/ck"
 run="$prog $mode --input $dir/c.txt --output $dir/out --task-size 8K --path $dir/ck --checkpoints all"
@@ -29,7 +29,7 @@ interrupted=0
 while [ "$i" -lt "$trials" ]; do
   i=$((i + 1))
   rm -f "$dir/out"
-  # 32 tasks, 50 ms each after its map: about 1.6 s / NP of map rounds
+  # 16 tasks, 50 ms each after its map: about 0.8 s / NP of map rounds plus checkpoints
   setsid "$@" -n "$np" $run --task-delay 50 --verbose >"$dir/log" 2>&1 &
   sid=$!
   n=0
