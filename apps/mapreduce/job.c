@@ -38,8 +38,8 @@ int mr_map_task(struct mr_job *j, uint64_t task, struct mr_table *t, void (*poke
     return MR_ERR_INPUT;
   }
   size_t s = 0;
-  while (s < len) { /* in pieces of about 1 MiB ending on a word boundary */
-    size_t e = s + (1u << 20);
+  while (s < len) { /* in pieces of about 32 KiB ending on a word boundary: a poke each */
+    size_t e = s + (32u << 10);
     if (e >= len) e = len;
     else
       while (e < len && mr_word_byte[(unsigned char)task_buf[e]] &&
@@ -70,9 +70,9 @@ int mr_write_counts(struct mr_job *j, struct mr_rec *r, uint64_t n) {
 
 void mr_report(struct mr_job *j, const char *mode, const char *window, uint64_t distinct,
                uint64_t words) {
-  double v[4] = {j->t_ckpt, j->t_map, j->t_reduce, (double)j->nckpt}, mx[4];
+  double v[5] = {j->t_ckpt, j->t_map, j->t_reduce, (double)j->nckpt, j->t_comm}, mx[5];
   unsigned long long b = j->ckpt_bytes, btot;
-  MPI_Reduce(v, mx, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(v, mx, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&b, &btot, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (j->rank) return;
   const struct mr_opts *o = j->o;
@@ -81,13 +81,13 @@ void mr_report(struct mr_job *j, const char *mode, const char *window, uint64_t 
   printf("{\"bench\":\"mapreduce\",\"mode\":\"%s\",\"ranks\":%d,\"ft\":%s,\"checkpoints\":%ld,"
          "\"window\":\"%s\",\"task_size\":%llu,\"input_bytes\":%llu,\"tasks\":%llu,"
          "\"rounds\":%llu,\"seconds\":%.6f,\"map_seconds\":%.6f,\"reduce_seconds\":%.6f,"
-         "\"ckpt_seconds\":%.6f,\"ckpt_count\":%.0f,\"ckpt_bytes\":%llu,\"words\":%llu,"
+         "\"ckpt_seconds\":%.6f,\"comm_seconds\":%.6f,\"ckpt_count\":%.0f,\"ckpt_bytes\":%llu,\"words\":%llu,"
          "\"distinct\":%llu,\"restarted\":%d,\"resumed_round\":%llu,\"load1\":%.2f,"
          "\"cores\":%ld}\n",
          mode, j->np, o->checkpoints ? "true" : "false", o->checkpoints, window,
          (unsigned long long)o->task_size, (unsigned long long)j->in.size,
          (unsigned long long)j->in.ntasks, (unsigned long long)j->rounds, mr_now() - j->t0,
-         mx[1], mx[2], mx[0], mx[3], btot, (unsigned long long)words,
+         mx[1], mx[2], mx[0], mx[4], mx[3], btot, (unsigned long long)words,
          (unsigned long long)distinct, j->restarted, (unsigned long long)j->resumed_round,
          load[0], sysconf(_SC_NPROCESSORS_ONLN));
   fflush(stdout);

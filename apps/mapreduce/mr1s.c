@@ -127,6 +127,7 @@ static int send(struct mr_job *j, struct mapper *m, MPI_Win win, int q, int64_t 
     m->vals[(uint64_t)m->idx[k] - lo] = t->slot[m->list[m->start[q] + k]].count;
   struct w1_prog pr = {round, m->used[q]};
   MPI_Aint me = j->rank;
+  double t0 = mr_now();
   int e = MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
   if (!e && nnew)
     e = MPI_Put(m->newk, (int)(nnew * sizeof *m->newk), MPI_BYTE, q,
@@ -141,6 +142,7 @@ static int send(struct mr_job *j, struct mapper *m, MPI_Win win, int q, int64_t 
                 (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)me * sizeof pr), sizeof pr,
                 MPI_BYTE, win);
   int u = MPI_Win_unlock(q, win);
+  j->t_comm += mr_now() - t0;
   if (e || u) return mpi_fail(j, "RMA into a reducer's window", e ? e : u, MR_ERR_RUN);
   m->applied[q] = round;
   return MR_OK;

@@ -31,11 +31,13 @@ static void shuffle_reduce(struct mr_job *j, const struct mr_table *local, struc
     int q = (int)(e->hash % (uint64_t)np);
     out[sdis[q] + fill[q]++] = *e;
   }
+  double t0 = mr_now();
   MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
   int total = 0;
   for (int q = 0; q < np; q++) rdis[q] = total, total += rcnt[q];
   struct mr_rec *in = malloc(((size_t)total + 1) * sizeof *in);
   MPI_Alltoallv(out, scnt, sdis, mr_rec_type(), in, rcnt, rdis, mr_rec_type(), MPI_COMM_WORLD);
+  j->t_comm += mr_now() - t0;
   for (int i = 0; i < total; i++) mr_table_get(red, in[i].hash, in[i].word)->count += in[i].count;
   free(in), free(out), free(fill), free(scnt), free(rcnt), free(sdis), free(rdis);
 }
