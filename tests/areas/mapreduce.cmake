@@ -4,10 +4,12 @@
 # kill -9 after a checkpoint and restarted gives them too
 # (mapreduce_kill.sh), bad input gets its exit code (mapreduce_errors.sh).
 # make test runs a small set (tiny corpora: the time budget); the rest of
-# the matrix and more kill trials are label extended (make test-extended).
+# the matrix, more kill trials and every error case are label extended
+# (make test-extended); the kill tests are label reliability too, which
+# make test leaves to make test-extended with Open MPI.
 if(EXISTS ${PROJECT_SOURCE_DIR}/apps/mapreduce/main.c)
   function(mpisw_mapreduce_test name np script)
-    cmake_parse_arguments(T "EXTENDED" "" "ARGS" ${ARGN})
+    cmake_parse_arguments(T "EXTENDED;RELIABILITY" "" "ARGS" ${ARGN})
     set(tn mapreduce_${name})
     add_test(NAME ${tn}
              COMMAND ${MPISW_SH} ${MPISW_TOOLS}/${script} $<TARGET_FILE:mapreduce> ${T_ARGS}
@@ -17,6 +19,8 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/mapreduce/main.c)
     if(T_EXTENDED)
       set(labels "mpi;mapreduce;extended")
       set(timeout 300)
+    elseif(T_RELIABILITY)   # kill -9 trials: Open MPI runs them in make test-extended
+      set(labels "mpi;mapreduce;reliability")
     endif()
     set_tests_properties(${tn} PROPERTIES TIMEOUT ${timeout} PROCESSORS ${np}
                          LABELS "${labels}")
@@ -33,9 +37,10 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/mapreduce/main.c)
   mpisw_mapreduce_test(identical_full_np4 4 mapreduce_check.sh EXTENDED ARGS 4 "gen user" "none all")
   # kill -9 of the whole job after a checkpoint, restart: identical counts
   foreach(mode 1s 2s)
-    mpisw_mapreduce_test(kill_${mode}_np2 2 mapreduce_kill.sh ARGS ${mode} 2 1)
+    mpisw_mapreduce_test(kill_${mode}_np2 2 mapreduce_kill.sh RELIABILITY ARGS ${mode} 2 1)
     mpisw_mapreduce_test(kill_${mode}_np2_trials 2 mapreduce_kill.sh EXTENDED ARGS ${mode} 2 5)
     mpisw_mapreduce_test(kill_${mode}_np4_trials 4 mapreduce_kill.sh EXTENDED ARGS ${mode} 4 3)
   endforeach()
-  mpisw_mapreduce_test(errors 2 mapreduce_errors.sh)
+  mpisw_mapreduce_test(errors 2 mapreduce_errors.sh ARGS quick)
+  mpisw_mapreduce_test(errors_full 2 mapreduce_errors.sh EXTENDED ARGS full)
 endif()
