@@ -63,15 +63,17 @@ static int make_window(struct mr_job *j, const char *file, uint64_t size, int st
 
 static int checkpoint(struct mr_job *j, MPI_Win win, const char *what) {
   double t = mr_now();
-  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win); /* waits for open mapper epochs */
+  double locked = mr_now();
   int e = MPI_Win_sync(win);
+  double synced = mr_now();
   MPI_Win_unlock(j->rank, win);
   j->t_ckpt += mr_now() - t;
   if (e) return mpi_fail(j, "MPI_Win_sync (checkpoint)", e, MR_ERR_RUN);
   j->nckpt++;
   if (j->o->verbose)
-    fprintf(stderr, "mapreduce: rank %d: checkpoint %llu (%s) synced\n", j->rank,
-            (unsigned long long)j->nckpt, what);
+    fprintf(stderr, "mapreduce: rank %d: checkpoint %llu (%s) synced: lock %.1f ms, sync %.1f ms\n",
+            j->rank, (unsigned long long)j->nckpt, what, 1e3 * (locked - t), 1e3 * (synced - locked));
   return MR_OK;
 }
 
@@ -274,7 +276,7 @@ static int reduce(struct mr_job *j, const struct w1_layout *L, void *base, MPI_W
     }
   }
   MPI_Win_unlock(j->rank, *owin);
-  j->t_ckpt += mr_now() - t;
+  if (ft) j->t_ckpt += mr_now() - t;
   mr_table_free(&red);
   if (!rc && !done && ft) { /* the result is whole: say so in the main window */
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);

@@ -30,7 +30,7 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/mapreduce/main.c)
   endfunction()
 
   # identical counts: NP, texts (gen: generated corpus, user: README.md), --checkpoints
-  mpisw_mapreduce_test(identical_np1 1 mapreduce_check.sh ARGS 1 "gen" "none all")
+  mpisw_mapreduce_test(identical_np1 1 mapreduce_check.sh ARGS 1 "gen" "all")
   mpisw_mapreduce_test(identical_np2 2 mapreduce_check.sh ARGS 2 "gen user" "none all")
   mpisw_mapreduce_test(identical_np4 4 mapreduce_check.sh ARGS 4 "gen" "all")
   mpisw_mapreduce_test(identical_full_np1 1 mapreduce_check.sh EXTENDED ARGS 1 "gen user" "none all")
