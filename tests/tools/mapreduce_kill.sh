@@ -21,16 +21,18 @@ trap 'exit 143' INT TERM
 fail() { echo "FAIL: mapreduce_kill.sh $mode trial $i: $*"; exit 1; }
 rand() { od -An -N2 -tu2 /dev/urandom | tr -d ' '; }
 i=0
-"$prog" gen --output "$dir/c.txt" --size 128K --seed 11 >/dev/null || fail "gen failed"
+# 8 map rounds whatever NP: 8 x NP tasks of 8 KiB
+"$prog" gen --output "$dir/c.txt" --size $((64 * np))K --seed 11 >/dev/null || fail "gen failed"
 "$prog" serial --input "$dir/c.txt" --output "$dir/ref" >/dev/null || fail "serial failed"
 mkdir "$dir/ck"
 run="$prog $mode --input $dir/c.txt --output $dir/out --task-size 8K --path $dir/ck --checkpoints all"
-interrupted=0
+interrupted=0 retries=0
 while [ "$i" -lt "$trials" ]; do
   i=$((i + 1))
   rm -f "$dir/out"
-  # 16 tasks, 50 ms each after its map: about 0.8 s / NP of map rounds plus checkpoints
-  setsid "$@" -n "$np" $run --task-delay 50 --verbose >"$dir/log" 2>&1 &
+  # 80 ms after each task: at least 7 x 80 ms of map rounds are left after
+  # the first one's checkpoint, and the kill comes within 250 ms of it
+  setsid "$@" -n "$np" $run --task-delay 80 --verbose >"$dir/log" 2>&1 &
   sid=$!
   n=0
   until grep -q 'checkpoint [0-9]* (map' "$dir/log"; do
@@ -39,13 +41,17 @@ while [ "$i" -lt "$trials" ]; do
     [ "$n" -gt 3000 ] && fail "no checkpoint within 30 s"
     sleep 0.01
   done
-  delay=$(($(rand) % 400))
+  delay=$(($(rand) % 250))
   sleep "$(printf '0.%03d' "$delay")"
   killjob
   wait "$sid" 2>/dev/null
   sid=""
   if [ -e "$dir/out" ]; then
-    echo "trial $i: the job had finished before the kill (after ${delay} ms)"
+    echo "trial $i: the job had finished before the kill (after ${delay} ms): again"
+    retries=$((retries + 1))
+    [ "$retries" -gt 3 ] && fail "the job finished before the kill 4 times"
+    i=$((i - 1))
+    continue
   else
     interrupted=$((interrupted + 1))
   fi
