@@ -4,7 +4,7 @@
 # message naming the problem: bad options (2), a missing input or word list
 # (3), an unusable checkpoint directory (4), a restart without a checkpoint
 # or from one of another corpus or rank count (5), a full MR-1S region (6).
-# quick: each code once under mpiexec; full: every case for both programs.
+# quick: each code once under mpiexec (MR-1S); full: every case for both programs.
 set -u
 prog=$1 set=$2
 shift 2
@@ -44,7 +44,7 @@ expect 3 "cannot read the input" $mpi -n 2 "$prog" 2s --input "$dir/none.txt" --
 full() { [ "$set" = full ] && expect "$@"; return 0; }
 expect 4 "checkpoint directory" $mpi -n 2 "$prog" 1s --input "$dir/a.txt" --output "$dir/o" --path "$dir/missing"
 full 4 "cannot write in the checkpoint directory" $mpi -n 2 "$prog" 2s --input "$dir/a.txt" --output "$dir/o" --path /proc
-expect 5 "no MR-1S checkpoint" $mpi -n 2 "$prog" 1s --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck" --restart
+full 5 "no MR-1S checkpoint" $mpi -n 2 "$prog" 1s --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck" --restart
 full 5 "no MR-2S checkpoint" $mpi -n 2 "$prog" 2s --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck" --restart
 modes="1s 2s"
 [ "$set" = full ] || modes=1s
@@ -52,7 +52,7 @@ for mode in $modes; do
   expect 0 '"restarted":0' $mpi -n 2 "$prog" $mode --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck" --task-size 4K
   expect 5 "another input" $mpi -n 2 "$prog" $mode --input "$dir/b.txt" --output "$dir/o" --path "$dir/ck" --task-size 4K --restart
 done
-expect 5 "of 2 ranks" $mpi -n 1 "$prog" 1s --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck" --task-size 4K --restart
+full 5 "of 2 ranks" $mpi -n 1 "$prog" 1s --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck" --task-size 4K --restart
 full 5 "rank count" $mpi -n 1 "$prog" 2s --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck" --task-size 4K --restart
 expect 6 "raise --slots" $mpi -n 2 "$prog" 1s --input "$dir/a.txt" --output "$dir/o" --path "$dir/ck2" --slots 16
 echo "ok: $n bad inputs, each with its exit code and message"
