@@ -1,0 +1,377 @@
+/* MR-1S: decentralised MapReduce on RMA. Every rank is a mapper and a
+ * reducer; words go to reducer hash % np. A mapper combines one task
+ * locally, then in one passive-target epoch per reducer appends the words
+ * that reducer has not seen from it and accumulates the task's counts
+ * straight into the reducer's window (win1s.h): map and reduce overlap, and
+ * there is no shuffle step. The windows are storage windows with
+ * storage_sync=atomic; a checkpoint is the reducer's own MPI_Win_sync under
+ * an exclusive lock on itself (only the pages written since the last one
+ * reach the file), after chosen map rounds and after the reduce. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "win1s.h"
+
+struct out_head {
+  uint64_t magic, fingerprint, n, pad[5];
+};
+
+static void poke(void) { /* lets the MPI progress RMA aimed at this rank */
+  int flag;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
+static int mpi_fail(struct mr_job *j, const char *what, int code, int rc) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, s, &len);
+  snprintf(j->err, sizeof j->err, "%s: %s", what, s);
+  return rc;
+}
+
+static int make_window(struct mr_job *j, const char *file, uint64_t size, int storage, int ft,
+                       void **base, MPI_Win *win) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (storage) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_type", "storage");
+    MPI_Info_set(info, "storage_alloc_filename", file);
+    if (ft) MPI_Info_set(info, "storage_sync", "atomic");
+  }
+  int e = MPI_Win_allocate((MPI_Aint)size, 1, info, MPI_COMM_WORLD, base, win);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (e) return mpi_fail(j, file, e, storage ? MR_ERR_CKPT_DIR : MR_ERR_RUN);
+  MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+  if (!ft) return MR_OK;
+  /* a checkpoint must survive kill -9 in the middle of a sync: atomic syncs */
+  MPI_Info got;
+  char v[64] = "";
+  int flag = 0;
+  MPI_Win_get_info(*win, &got);
+  MPI_Info_get(got, "storage_sync", (int)sizeof v - 1, v, &flag);
+  MPI_Info_free(&got);
+  if (!flag || strcmp(v, "atomic")) {
+    snprintf(j->err, sizeof j->err, "'%s': the window has storage_sync=%s, not atomic: MR-1S "
+             "checkpoints need libmpisw's storage windows (is MPISW_DISABLE set?)", file,
+             flag ? v : "(none)");
+    return MR_ERR_RUN;
+  }
+  return MR_OK;
+}
+
+static int checkpoint(struct mr_job *j, MPI_Win win, const char *what) {
+  double t = mr_now();
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win); /* waits for open mapper epochs */
+  double locked = mr_now();
+  int e = MPI_Win_sync(win);
+  double synced = mr_now();
+  MPI_Win_unlock(j->rank, win);
+  j->t_ckpt += mr_now() - t;
+  if (e) return mpi_fail(j, "MPI_Win_sync (checkpoint)", e, MR_ERR_RUN);
+  j->nckpt++;
+  if (j->o->verbose)
+    fprintf(stderr, "mapreduce: rank %d: checkpoint %llu (%s) synced: lock %.1f ms, sync %.1f ms\n",
+            j->rank, (unsigned long long)j->nckpt, what, 1e3 * (locked - t), 1e3 * (synced - locked));
+  return MR_OK;
+}
+
+struct mapper {
+  struct w1_layout L;
+  int64_t *applied; /* per reducer: last round of ours in its durable-or-newer counts */
+  uint64_t *used;   /* per reducer: keys of ours there */
+  struct mr_table *mirror; /* per reducer: hash -> key index (in .count) */
+  uint32_t *list;   /* task table slots, grouped by reducer */
+  uint64_t *start;  /* np + 1 group starts */
+  int *idx;
+  uint64_t *vals; /* the accumulated span */
+  uint64_t vcap;
+  struct w1_key *newk;
+  size_t cap;
+};
+
+/* Sends this task's words of reducer q: one epoch. The counts go as one
+ * contiguous MPI_Accumulate (MPI_SUM) of the span of region slots the task
+ * touched, zeros between: one operation whatever the MPI does with
+ * accumulates (Open MPI's osc/ucx makes a get and a put of each contiguous
+ * piece; an indexed datatype of single counts cost one round trip each). */
+static int send(struct mr_job *j, struct mapper *m, MPI_Win win, int q, int64_t round,
+                const struct mr_table *t) {
+  uint64_t slots = m->L.slots, first = m->used[q], nnew = 0, lo = UINT64_MAX, hi = 0;
+  uint64_t n = m->start[q + 1] - m->start[q];
+  for (uint64_t k = 0; k < n; k++) {
+    const struct mr_rec *e = &t->slot[m->list[m->start[q] + k]];
+    struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
+    if (!s) {
+      if (m->used[q] == slots) {
+        snprintf(j->err, sizeof j->err, "reducer %d's region for this mapper is full (%llu "
+                 "words): raise --slots", q, (unsigned long long)slots);
+        return MR_ERR_FULL;
+      }
+      s = mr_table_get(&m->mirror[q], e->hash, NULL);
+      s->count = m->used[q]++;
+      m->newk[nnew].hash = e->hash;
+      memcpy(m->newk[nnew].word, e->word, sizeof e->word);
+      nnew++;
+    }
+    m->idx[k] = (int)s->count;
+    if (s->count < lo) lo = s->count;
+    if (s->count > hi) hi = s->count;
+  }
+  uint64_t span = n ? hi - lo + 1 : 0;
+  if (span > m->vcap) {
+    m->vcap = span * 2;
+    m->vals = realloc(m->vals, m->vcap * sizeof *m->vals);
+  }
+  if (span) memset(m->vals, 0, span * sizeof *m->vals);
+  for (uint64_t k = 0; k < n; k++)
+    m->vals[(uint64_t)m->idx[k] - lo] = t->slot[m->list[m->start[q] + k]].count;
+  struct w1_prog pr = {round, m->used[q]};
+  MPI_Aint me = j->rank;
+  double t0 = mr_now();
+  int e = MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
+  if (!e && nnew)
+    e = MPI_Put(m->newk, (int)(nnew * sizeof *m->newk), MPI_BYTE, q,
+                (MPI_Aint)(m->L.keys + ((uint64_t)me * slots + first) * sizeof *m->newk),
+                (int)(nnew * sizeof *m->newk), MPI_BYTE, win);
+  if (!e && span)
+    e = MPI_Accumulate(m->vals, (int)span, MPI_UINT64_T, q,
+                       (MPI_Aint)(m->L.counts + ((uint64_t)me * slots + lo) * 8), (int)span,
+                       MPI_UINT64_T, MPI_SUM, win);
+  if (!e)
+    e = MPI_Put(&pr, sizeof pr, MPI_BYTE, q,
+                (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)me * sizeof pr), sizeof pr,
+                MPI_BYTE, win);
+  int u = MPI_Win_unlock(q, win);
+  j->t_comm += mr_now() - t0;
+  if (e || u) return mpi_fail(j, "RMA into a reducer's window", e ? e : u, MR_ERR_RUN);
+  m->applied[q] = round;
+  return MR_OK;
+}
+
+static void group(struct mapper *m, const struct mr_table *t, int np) {
+  if (t->used > m->cap) {
+    m->cap = t->used * 2;
+    m->list = realloc(m->list, m->cap * sizeof *m->list);
+    m->idx = realloc(m->idx, m->cap * sizeof *m->idx);
+    m->newk = realloc(m->newk, m->cap * sizeof *m->newk);
+  }
+  memset(m->start, 0, ((size_t)np + 1) * sizeof *m->start);
+  for (uint64_t i = 0; i < t->cap; i++)
+    if (t->slot[i].hash) m->start[t->slot[i].hash % (uint64_t)np + 1]++;
+  for (int q = 0; q < np; q++) m->start[q + 1] += m->start[q];
+  uint64_t *fill = calloc((size_t)np, sizeof *fill);
+  for (uint64_t i = 0; i < t->cap; i++)
+    if (t->slot[i].hash) {
+      int q = (int)(t->slot[i].hash % (uint64_t)np);
+      m->list[m->start[q] + fill[q]++] = (uint32_t)i;
+    }
+  free(fill);
+}
+
+/* After --restart: what of ours each reducer's checkpoint holds. */
+static int resume(struct mr_job *j, struct mapper *m, MPI_Win win) {
+  int64_t lo = INT64_MAX;
+  for (int q = 0; q < j->np; q++) {
+    struct w1_prog pr;
+    MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
+    MPI_Get(&pr, sizeof pr, MPI_BYTE, q,
+            (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)j->rank * sizeof pr), sizeof pr,
+            MPI_BYTE, win);
+    MPI_Win_unlock(q, win);
+    if (pr.used > m->L.slots) {
+      snprintf(j->err, sizeof j->err, "reducer %d's checkpoint is damaged", q);
+      return MR_ERR_CKPT;
+    }
+    m->applied[q] = pr.applied, m->used[q] = pr.used;
+    if (pr.applied < lo) lo = pr.applied;
+    if (!pr.used) continue;
+    struct w1_key *k = malloc(pr.used * sizeof *k);
+    MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
+    MPI_Get(k, (int)(pr.used * sizeof *k), MPI_BYTE, q,
+            (MPI_Aint)(m->L.keys + (uint64_t)j->rank * m->L.slots * sizeof *k),
+            (int)(pr.used * sizeof *k), MPI_BYTE, win);
+    MPI_Win_unlock(q, win);
+    for (uint64_t i = 0; i < pr.used; i++) mr_table_get(&m->mirror[q], k[i].hash, NULL)->count = i;
+    free(k);
+  }
+  j->resumed_round = (uint64_t)(lo + 1);
+  return MR_OK;
+}
+
+/* Header of a fresh window, or the check of a checkpoint's (under the
+ * caller's exclusive lock on its own window). */
+static int open_head(struct mr_job *j, const struct w1_layout *L, void *base, int storage) {
+  struct w1_head *h = base;
+  struct w1_prog *pr = (struct w1_prog *)(h + 1);
+  if (!j->o->restart) {
+    memset(base, 0, L->head);
+    if (!storage) memset((char *)base + L->counts, 0, (size_t)j->np * L->slots * 8);
+    *h = (struct w1_head){W1_MAGIC, j->in.fingerprint, (uint64_t)j->np, L->slots, 0, {0}};
+    for (int p = 0; p < j->np; p++) pr[p].applied = -1;
+    return MR_OK;
+  }
+  if (h->magic != W1_MAGIC) {
+    snprintf(j->err, sizeof j->err, "--restart: '%s/mr1s-r%d.win' holds no MR-1S checkpoint",
+             j->o->path, j->rank);
+    return MR_ERR_CKPT;
+  }
+  if (h->fingerprint != j->in.fingerprint || h->nprocs != (uint64_t)j->np ||
+      h->slots != L->slots) {
+    snprintf(j->err, sizeof j->err, "--restart: the checkpoint '%s/mr1s-r%d.win' is of another "
+             "input or task size, or of %llu ranks with --slots %llu (now %d ranks, --slots %llu)",
+             j->o->path, j->rank, (unsigned long long)h->nprocs, (unsigned long long)h->slots,
+             j->np, (unsigned long long)L->slots);
+    return MR_ERR_CKPT;
+  }
+  return MR_OK;
+}
+
+/* After every map: merge the np regions into the reducer's words, keep them
+ * in a second storage window, checkpoint both. */
+static int reduce(struct mr_job *j, const struct w1_layout *L, void *base, MPI_Win win,
+                  int storage, int ft, struct mr_rec **out, uint64_t *nout, MPI_Win *owin) {
+  struct w1_head *h = base;
+  struct w1_prog *pr = (struct w1_prog *)(h + 1);
+  const uint64_t *counts = (const uint64_t *)((char *)base + L->counts);
+  const struct w1_key *keys = (const struct w1_key *)((char *)base + L->keys);
+  struct mr_table red;
+  mr_table_init(&red, 1 << 16);
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
+  MPI_Win_sync(win); /* every mapper's epoch is closed: see their bytes */
+  uint64_t done = h->reduced;
+  if (!done)
+    for (int p = 0; p < j->np; p++)
+      for (uint64_t i = 0; i < pr[p].used; i++) {
+        uint64_t at = (uint64_t)p * L->slots + i;
+        mr_table_get(&red, keys[at].hash, keys[at].word)->count += counts[at];
+      }
+  MPI_Win_unlock(j->rank, win);
+  uint64_t n = done ? done - 1 : red.used;
+  char file[4200];
+  snprintf(file, sizeof file, "%s/mr1s-r%d.out", j->o->path ? j->o->path : ".", j->rank);
+  void *obase;
+  int rc = make_window(j, file, sizeof(struct out_head) + (n + 1) * sizeof(struct mr_rec),
+                       storage, ft, &obase, owin);
+  if ((rc = mr_agree(j, rc))) {
+    mr_table_free(&red);
+    return rc;
+  }
+  struct out_head *oh = obase;
+  struct mr_rec *r = (struct mr_rec *)(oh + 1);
+  double t = mr_now();
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, *owin);
+  if (done) {
+    if (oh->magic != W1_OUT_MAGIC || oh->fingerprint != j->in.fingerprint || oh->n != n) {
+      snprintf(j->err, sizeof j->err, "--restart: '%s' does not hold the reduce's result", file);
+      rc = MR_ERR_CKPT;
+    }
+  } else {
+    mr_table_pack(&red, r);
+    *oh = (struct out_head){W1_OUT_MAGIC, j->in.fingerprint, n, {0}};
+    if (ft && MPI_Win_sync(*owin)) {
+      snprintf(j->err, sizeof j->err, "MPI_Win_sync of '%s' failed", file);
+      rc = MR_ERR_RUN;
+    }
+  }
+  MPI_Win_unlock(j->rank, *owin);
+  if (ft) j->t_ckpt += mr_now() - t;
+  mr_table_free(&red);
+  if (!rc && !done && ft) { /* the result is whole: say so in the main window */
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
+    h->reduced = n + 1;
+    MPI_Win_unlock(j->rank, win);
+    rc = checkpoint(j, win, "reduce");
+  }
+  *out = r, *nout = n;
+  return mr_agree(j, rc);
+}
+
+static uint64_t auto_slots(const struct mr_job *j) {
+  uint64_t s = j->in.size / 16 / (uint64_t)j->np;
+  return s < 4096 ? 4096 : s > (1u << 20) ? (1u << 20) : s;
+}
+
+int mr_run_1s(struct mr_job *j) {
+  const struct mr_opts *o = j->o;
+  int np = j->np, ft = o->checkpoints != 0, rc = MR_OK;
+  int storage = o->window ? !strcmp(o->window, "storage") : ft;
+  struct w1_layout L;
+  w1_layout(&L, np, o->slots ? o->slots : auto_slots(j));
+  char file[4200];
+  snprintf(file, sizeof file, "%s/mr1s-r%d.win", o->path ? o->path : ".", j->rank);
+  if (storage && o->restart && access(file, F_OK)) {
+    snprintf(j->err, sizeof j->err, "--restart: no MR-1S checkpoint '%s' (run without "
+             "--restart first, with the same --path)", file);
+    rc = MR_ERR_CKPT;
+  } else if (storage && !o->restart) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "mr1s-r%d.", j->rank); /* files and journals */
+    mr_remove_prefix(o->path ? o->path : ".", prefix);
+  }
+  if ((rc = mr_agree(j, rc))) return rc;
+  void *base;
+  MPI_Win win, owin = MPI_WIN_NULL;
+  if ((rc = mr_agree(j, make_window(j, file, L.size, storage, ft, &base, &win)))) return rc;
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
+  rc = open_head(j, &L, base, storage);
+  MPI_Win_unlock(j->rank, win);
+  if (!rc && ft && !o->restart) rc = checkpoint(j, win, "start"), j->nckpt--;
+  struct mapper m = {.L = L};
+  m.applied = calloc((size_t)np, sizeof *m.applied);
+  m.used = calloc((size_t)np, sizeof *m.used);
+  m.mirror = calloc((size_t)np, sizeof *m.mirror);
+  m.start = calloc((size_t)np + 1, sizeof *m.start);
+  for (int q = 0; q < np; q++) mr_table_init(&m.mirror[q], 1024), m.applied[q] = -1;
+  struct mr_table t;
+  mr_table_init(&t, 1 << 16);
+  struct mr_rec *r = NULL;
+  uint64_t n = 0;
+  if ((rc = mr_agree(j, rc))) goto out; /* every window ready before any RMA */
+  if (o->restart) {
+    j->restarted = 1;
+    if ((rc = mr_agree(j, resume(j, &m, win)))) goto out;
+  }
+  double t0 = mr_now();
+  int failed = MR_OK;
+  for (uint64_t round = 0; round < j->rounds; round++) {
+    uint64_t task = round * (uint64_t)np + (uint64_t)j->rank;
+    int need = 0;
+    for (int q = 0; q < np; q++) need |= m.applied[q] < (int64_t)round;
+    if (!failed && need && task < j->in.ntasks) {
+      mr_table_clear(&t);
+      failed = mr_map_task(j, task, &t, poke);
+      if (!failed) group(&m, &t, np);
+      for (int q = 0; q < np && !failed; q++)
+        if (m.applied[q] < (int64_t)round) failed = send(j, &m, win, q, (int64_t)round, &t);
+    }
+    if (o->task_delay_ms) mr_msleep(o->task_delay_ms);
+    if (!failed && ft && mr_ckpt_after(o, round, j->rounds)) failed = checkpoint(j, win, "map");
+  }
+  if ((rc = mr_agree(j, failed))) goto out; /* also: every mapper's epochs are closed */
+  j->t_map = mr_now() - t0;
+  t0 = mr_now();
+  rc = reduce(j, &L, base, win, storage, ft, &r, &n, &owin);
+  j->t_reduce = mr_now() - t0;
+  if (rc) goto out;
+  j->ckpt_bytes = ft ? L.size : 0;
+  uint64_t words = 0, mine[2], all[2];
+  for (uint64_t i = 0; i < n; i++) words += r[i].count;
+  mine[0] = words, mine[1] = n;
+  MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  /* the records live in the result window: copy before writing out */
+  struct mr_rec *copy = malloc((n + 1) * sizeof *copy);
+  memcpy(copy, r, n * sizeof *r);
+  rc = mr_write_counts(j, copy, n);
+  free(copy);
+  if (!rc) mr_report(j, "1s", storage ? "storage" : "memory", all[1], all[0]);
+out:
+  if (owin != MPI_WIN_NULL) MPI_Win_free(&owin);
+  MPI_Win_free(&win);
+  for (int q = 0; q < np; q++) mr_table_free(&m.mirror[q]);
+  free(m.applied), free(m.used), free(m.mirror), free(m.start);
+  free(m.list), free(m.idx), free(m.vals), free(m.newk);
+  mr_table_free(&t);
+  return rc;
+}
