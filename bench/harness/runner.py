@@ -159,38 +159,11 @@ class Runner:
                 return self.fail(step, rep, prep, rc, "writing the file to read failed\n"
                                  + tail(err or out), secs)
         cmd = fio.command(test, f, size, bs)
-        self.commands[step.label] = shlex.join(cmd).replace(self.fiodir, "DIR")
-        rc, out, err, secs, timed_out = run_process(cmd, self.env(), step.timeout)
-        if test == "read_cold" and os.path.exists(f):
-            os.unlink(f)
-        rec, why = None, None
-        if timed_out:
-            why = f"timed out after {step.timeout} s"
-        elif rc != 0:
-            why = tail(err or out)
-        else:
-            try:
-                j = json.loads(out[out.index("{"):])
-                job = j["jobs"][0]
-                if job.get("error"):
-                    why = f"fio job error {job['error']}\n" + tail(err)
-                else:
-                    d = job["read" if test == "read_cold" else "write"]
-                    rec = {"bench": "fio", "test": test, "size": size, "bs": bs,
-                           "MiBps": d["bw_bytes"] / MiB, "runtime_ms": d["runtime"],
-                           "io_bytes": d["io_bytes"], "fio_version": j.get("fio version"),
-                           "options": fio.FIO_TESTS[test][1], "rep": rep, "step": step.label}
-            except (ValueError, KeyError, IndexError) as e:
-                why = f"cannot read fio's JSON output: {e}\n" + tail(err)
-        if rec:
-            self.runs.append(rec)
-            return True, f"ok {secs:.1f} s, {rec['MiBps']:.0f} MiB/s"
-        if "--direct=1" in fio.FIO_TESTS[test][1] and "Invalid argument" in (why or "") + (err or ""):
-            # A file system without O_DIRECT (tmpfs): no such limit here.
-            self.skipped.append({"step": step.label, "rep": rep,
-                                 "why": "O_DIRECT not supported on this file system"})
-            return True, "skipped: O_DIRECT not supported by this file system"
-        return self.fail(step, rep, cmd, rc, why, secs, stdout=out)
+        rw = "read" if test == "read_cold" else "write"
+        fields = {"test": test, "size": size, "bs": bs, "options": fio.FIO_TESTS[test][1]}
+        after = (lambda: os.unlink(f) if test == "read_cold" and os.path.exists(f) else None)
+        return self.fio_job(step, rep, cmd, rw, fields, after,
+                            may_skip="--direct=1" in fio.FIO_TESTS[test][1])
 
     # One job of fio's limit matrix (fio.limit_steps).
     def run_fio_limit(self, step, rep):
@@ -204,8 +177,18 @@ class Runner:
                     os.unlink(os.path.join(d, name))
         cmd = fio.limit_command(d, step.size, x["rw"], x["engine"], x["bs"], x["iodepth"],
                                 x["numjobs"], x["runtime_s"])
+        return self.fio_job(step, rep, cmd, x["rw"], {"test": "limit", "size": step.size, **x},
+                            may_skip=True)
+
+    # Runs one fio command and records its bandwidth (fields added to the
+    # record); after() runs once fio is done. may_skip: a file system without
+    # O_DIRECT (tmpfs) or an engine fio lacks skips the step instead of
+    # failing it.
+    def fio_job(self, step, rep, cmd, rw, fields, after=None, may_skip=False):
         self.commands[step.label] = shlex.join(cmd).replace(self.fiodir, "DIR")
         rc, out, err, secs, timed_out = run_process(cmd, self.env(), step.timeout)
+        if after:
+            after()
         rec, why = None, None
         if timed_out:
             why = f"timed out after {step.timeout} s"
@@ -218,22 +201,19 @@ class Runner:
                 if job.get("error"):
                     why = f"fio job error {job['error']}\n" + tail(err)
                 else:
-                    dd = job[x["rw"]]
-                    rec = {"bench": "fio", "test": "limit", "size": step.size, **x,
-                           "MiBps": dd["bw_bytes"] / MiB, "runtime_ms": dd["runtime"],
-                           "io_bytes": dd["io_bytes"], "fio_version": j.get("fio version"),
-                           "rep": rep, "step": step.label}
+                    d = job[rw]
+                    rec = {"bench": "fio", **fields, "MiBps": d["bw_bytes"] / MiB,
+                           "runtime_ms": d["runtime"], "io_bytes": d["io_bytes"],
+                           "fio_version": j.get("fio version"), "rep": rep, "step": step.label}
             except (ValueError, KeyError, IndexError) as e:
                 why = f"cannot read fio's JSON output: {e}\n" + tail(err)
         if rec:
             self.runs.append(rec)
             return True, f"ok {secs:.1f} s, {rec['MiBps']:.0f} MiB/s"
-        text = (why or "") + (err or "")
-        if "Invalid argument" in text or "engine" in text and "load" in text:
-            # No O_DIRECT on this file system (tmpfs), or an engine fio lacks.
+        text = ((why or "") + (err or "")).strip()
+        if may_skip and ("Invalid argument" in text or ("engine" in text and "load" in text)):
+            last = text.splitlines()[-1][:120] if text else "not supported"
             self.skipped.append({"step": step.label, "rep": rep,
-                                 "why": "O_DIRECT or the engine is not supported here: "
-                                        + text.strip().splitlines()[-1][:120] if text.strip()
-                                        else "not supported"})
-            return True, "skipped: " + (text.strip().splitlines()[-1][:100] if text.strip() else "")
+                                 "why": f"O_DIRECT or the fio engine is not supported here: {last}"})
+            return True, f"skipped: {last}"
         return self.fail(step, rep, cmd, rc, why, secs, stdout=out)
