@@ -281,7 +281,7 @@ static void fallback(void) {
 
 static void loop(const char *dir, const char *backend, const char *windir) {
   size_t pg = tl_page;
-  char path[4096], be[64], buf[4200];
+  char path[4096], be[64];
   snprintf(path, sizeof path, "%s/loop-r%d", windir, tl_rank);
   snprintf(be, sizeof be, "storage_backend=%s", backend);
   char *base = NULL;
@@ -292,13 +292,7 @@ static void loop(const char *dir, const char *backend, const char *windir) {
   if (plain) snprintf(be, sizeof be, "storage_backend=mmap");
   TL_WALLOC(ATOMIC_PAGES * pg, MPI_COMM_WORLD, (void **)&base, &win, path,
             plain ? "storage_sync=plain" : "storage_sync=atomic", be, "storage_pager_memory=64K");
-  snprintf(buf, sizeof buf, "%s/returned-r%d", dir, tl_rank);
-  int rfd = open(buf, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  snprintf(buf, sizeof buf, "%s/pid-r%d", dir, tl_rank);
-  FILE *f = fopen(buf, "w");
-  CHECK(rfd >= 0 && f, "cannot write into %s", dir);
-  fprintf(f, "%d\n", (int)getpid());
-  fclose(f);
+  int rfd = tl_kill_loop_files(dir);
   CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
   for (int k = 1;; k++) {
     int p[ATOMIC_CHANGE];

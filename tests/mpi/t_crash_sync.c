@@ -27,7 +27,7 @@
 
 static void loop(const char *dir, const char *backend) {
   size_t pg = tl_page;
-  char path[4096], be[64], mem[64], buf[4200];
+  char path[4096], be[64], mem[64];
   snprintf(path, sizeof path, "%s/loop-r%d", dir, tl_rank);
   snprintf(be, sizeof be, "storage_backend=%s", backend);
   snprintf(mem, sizeof mem, "storage_pager_memory=%zu", CRASH_PAGES * pg / 4);
@@ -38,13 +38,7 @@ static void loop(const char *dir, const char *backend) {
   const char *got = tl_win_info(win, "storage_backend");
   CHECK(got && !strcmp(got, backend), "storage_backend=%s asked, %s in effect", backend,
         got ? got : "(none)");
-  snprintf(buf, sizeof buf, "%s/returned-r%d", dir, tl_rank);
-  int rfd = open(buf, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  snprintf(buf, sizeof buf, "%s/pid-r%d", dir, tl_rank);
-  FILE *f = fopen(buf, "w");
-  CHECK(rfd >= 0 && f, "cannot write into %s", dir);
-  fprintf(f, "%d\n", (int)getpid());
-  fclose(f);
+  int rfd = tl_kill_loop_files(dir);
   size_t words = pg / sizeof *base;
   CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
   for (uint64_t k = 1;; k++) {

@@ -193,6 +193,12 @@ void tl_require_pager_(const char *file, int line, MPI_Win *win);
 /* Skips the whole test (all ranks must call it): prints SKIP and exits 77. */
 void tl_skip(const char *why) __attribute__((noreturn));
 
+/* For the kill -9 drivers (tests/tools/atomic_kill.sh): writes this
+ * process's pid into DIR/pid-r<rank> (the driver waits for it) and returns a
+ * descriptor of DIR/returned-r<rank> to append each returned sync's number
+ * to; fails the test when DIR cannot be written. */
+int tl_kill_loop_files(const char *dir);
+
 /* Collective helpers on MPI_COMM_WORLD. */
 int tl_allsum(int v);
 int tl_allmin(int v);
