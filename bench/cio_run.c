@@ -1,0 +1,510 @@
+/* The collective I/O benchmarks' shared driver (cio_run.h).
+ *
+ *   cio_cube|cio_btio [--size N | --size AxBxC] [--strategies LIST]
+ *       [--rounds R] [--path DIR] [--cb-nodes N] [--cb-buffer-size BYTES]
+ *       [--hint KEY=VALUE]... [--fsync outside|inside|none] [--read]
+ *       [--verify] [--corrupt] [--label TEXT]
+ *
+ * Sides (LIST, default otp,latp,tatp,romio): otp, latp, tatp open the file
+ * with the info key mpisw_cb_strategy=<side> (mpisw's collective I/O
+ * engine), romio without it (the MPI's ROMIO untouched); a side named twice
+ * with "-aa" (romio-aa) is the same again, for an A/A pair. Every round runs
+ * every side once, in the order given (A B C D A B C D ...), on a fresh file:
+ * the file is deleted before each write.
+ *
+ * Timed: from a barrier to the end of MPI_File_write_all (MPI_File_read_all
+ * for --read), the slowest rank's time; open, set_view and close are not.
+ * --fsync inside adds MPI_File_sync to the timed part, outside (default)
+ * syncs after it, untimed, none never syncs; the same for every side.
+ * --verify (untimed): after each write every rank reads its 1/P of the file
+ * independently (default view, MPI_COMM_SELF open, no hints) and checks
+ * every double: double i of the file holds the value i; after a --read the
+ * buffer is checked the same way. A mismatch fails the run (exit 1,
+ * "DATA MISMATCH in FILE at offset ..."); --corrupt flips one byte after the
+ * first write to show that it does.
+ *
+ * Records (rank 0, one JSON line each): "phase":"model" once: the
+ * benchmark's own model of the call (file domains as ROMIO cuts them, the
+ * engine's distance matrix D of src/cio/topo_ranks.c, ROMIO's candidates:
+ * the first rank of each node, cb_nodes of them at most) with each
+ * strategy's hop-bytes, bytes moved between processes and maximum link load
+ * (src/core/cb_assign.c, src/topo/net.c); "phase":"write"/"read" per round
+ * and side: bytes, seconds, GBps (bytes / seconds / 1e9), the model's
+ * figures of the side's assignment (romio: OTP's) and the engine's per-call
+ * figures read with MPI_File_get_info ("engine": 1 when the file answered
+ * mpisw_cb_strategy; engine_t_* the slowest rank's stage times). */
+#include "cio_run.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_mpi.h"
+#include "bench_util.h"
+#include "cio/cio.h"
+#include "core/cb_assign.h"
+#include "topo/topo.h"
+
+#define MAX_SIDES 16
+#define MAX_HINTS 16
+
+struct opts {
+  const char *name;
+  long g[3];
+  char sides[MAX_SIDES][16];
+  int nsides, rounds, cb_nodes, read, verify, corrupt;
+  long cb_buffer;
+  const char *dir, *label, *fsync;
+  char hints[MAX_HINTS][2][128];
+  int nhints;
+};
+
+/* The model of one collective call: each strategy's figures. */
+enum { OTP, LATP, TATP, NSTRAT };
+static const char *strat_name[NSTRAT] = {"otp", "latp", "tatp"};
+
+struct model {
+  int nodes, domains, flat;
+  double hopbytes[NSTRAT], moved[NSTRAT], max_link[NSTRAT];
+  char topology[1024];
+};
+
+static int rank, nprocs;
+
+static void usage(const char *name) {
+  if (rank == 0)
+    fprintf(stderr,
+            "usage: %s [--size N|AxBxC] [--strategies otp,latp,tatp,romio[,SIDE-aa]] "
+            "[--rounds R] [--path DIR] [--cb-nodes N] [--cb-buffer-size BYTES] "
+            "[--hint KEY=VALUE]... [--fsync outside|inside|none] [--read] [--verify] "
+            "[--corrupt] [--label TEXT]\n",
+            name);
+}
+
+static int side_strategy(const char *side, char *out, size_t len) {
+  snprintf(out, len, "%s", side);
+  char *aa = strstr(out, "-aa");
+  if (aa && aa[3] == 0) *aa = 0;
+  return strcmp(out, "otp") && strcmp(out, "latp") && strcmp(out, "tatp") && strcmp(out, "romio")
+             ? -1
+             : 0;
+}
+
+static void parse(int argc, char **argv, enum cio_kind kind, struct opts *o) {
+  static const struct option lo[] = {
+      {"size", 1, 0, 's'},       {"strategies", 1, 0, 'S'}, {"rounds", 1, 0, 'r'},
+      {"path", 1, 0, 'p'},       {"cb-nodes", 1, 0, 'n'},   {"cb-buffer-size", 1, 0, 'b'},
+      {"hint", 1, 0, 'h'},       {"fsync", 1, 0, 'f'},      {"read", 0, 0, 'R'},
+      {"verify", 0, 0, 'v'},     {"corrupt", 0, 0, 'c'},    {"label", 1, 0, 'l'},
+      {0, 0, 0, 0}};
+  long n = kind == CIO_CUBE ? 64 : 32;
+  o->g[0] = o->g[1] = o->g[2] = n;
+  o->nsides = 4;
+  strcpy(o->sides[0], "otp");
+  strcpy(o->sides[1], "latp");
+  strcpy(o->sides[2], "tatp");
+  strcpy(o->sides[3], "romio");
+  o->rounds = 1;
+  o->dir = "/tmp";
+  o->label = "";
+  o->fsync = "outside";
+  int c;
+  while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    char *end = NULL;
+    size_t sz;
+    switch (c) {
+    case 's': {
+      int k = sscanf(optarg, "%ldx%ldx%ld", &o->g[0], &o->g[1], &o->g[2]);
+      if (k == 1) o->g[1] = o->g[2] = o->g[0];
+      if ((k != 1 && k != 3) || (k == 3 && kind == CIO_BTIO) || o->g[0] < 1 || o->g[1] < 1 ||
+          o->g[2] < 1)
+        bench_die("--size '%s': N%s (elements per dimension, >= 1)", optarg,
+                  kind == CIO_CUBE ? " or AxBxC" : "");
+      break;
+    }
+    case 'S': {
+      o->nsides = 0;
+      char buf[512], *save = NULL, strat[16];
+      snprintf(buf, sizeof buf, "%s", optarg);
+      for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (o->nsides == MAX_SIDES || strlen(t) >= sizeof o->sides[0] ||
+            side_strategy(t, strat, sizeof strat))
+          bench_die("--strategies: '%s' is not otp, latp, tatp or romio (or one of them with "
+                    "-aa), or more than %d sides", t, MAX_SIDES);
+        strcpy(o->sides[o->nsides++], t);
+      }
+      if (!o->nsides) bench_die("--strategies: empty list");
+      break;
+    }
+    case 'r':
+      o->rounds = (int)strtol(optarg, &end, 10);
+      if (*end || o->rounds < 1) bench_die("--rounds '%s': a number >= 1", optarg);
+      break;
+    case 'p': o->dir = optarg; break;
+    case 'n':
+      o->cb_nodes = (int)strtol(optarg, &end, 10);
+      if (*end || o->cb_nodes < 1) bench_die("--cb-nodes '%s': a number >= 1", optarg);
+      break;
+    case 'b':
+      if (bench_parse_bytes(optarg, &sz) || sz < 1)
+        bench_die("--cb-buffer-size '%s': bytes (K, M, G suffixes), > 0", optarg);
+      o->cb_buffer = (long)sz;
+      break;
+    case 'h': {
+      const char *eq = strchr(optarg, '=');
+      if (!eq || eq == optarg || o->nhints == MAX_HINTS || eq - optarg >= 128 ||
+          strlen(eq + 1) >= 128)
+        bench_die("--hint '%s': KEY=VALUE (at most %d, 127 characters each)", optarg,
+                  MAX_HINTS);
+      snprintf(o->hints[o->nhints][0], 128, "%.*s", (int)(eq - optarg), optarg);
+      snprintf(o->hints[o->nhints][1], 128, "%s", eq + 1);
+      o->nhints++;
+      break;
+    }
+    case 'f':
+      if (strcmp(optarg, "outside") && strcmp(optarg, "inside") && strcmp(optarg, "none"))
+        bench_die("--fsync '%s': outside, inside or none", optarg);
+      o->fsync = optarg;
+      break;
+    case 'R': o->read = 1; break;
+    case 'v': o->verify = 1; break;
+    case 'c': o->corrupt = 1; break;
+    case 'l': o->label = optarg; break;
+    default:
+      usage(argv[0]);
+      MPI_Finalize();
+      exit(2);
+    }
+  }
+  if (optind < argc) {
+    usage(argv[0]);
+    bench_die("unexpected argument '%s'", argv[optind]);
+  }
+}
+
+/* ---- the model: each strategy's assignment of the call's file domains ---- */
+
+static void build_model(const struct cio_pattern *pt, const struct opts *o, struct model *md) {
+  struct mpisw_cio_topo t;
+  struct mpisw_error e;
+  memset(md, 0, sizeof *md);
+  if (mpisw_cio_topo_build(MPI_COMM_WORLD, &t, &e))
+    bench_die("the distance matrix (MPISW_TOPOLOGY, MPISW_TOPO_HOSTNAME): %s", e.msg);
+  md->nodes = t.nnodes;
+  md->flat = t.flat;
+  snprintf(md->topology, sizeof md->topology, "%s", t.file);
+  /* ROMIO's default candidates (cb_config_list "*:1"): the first rank of
+   * each node, nodes in rank order; cb_nodes of them at most. */
+  long cand[4096];
+  int m = 0;
+  for (int r = 0; r < nprocs && m < 4096; r++) {
+    int first = 1;
+    for (int q = 0; q < r; q++)
+      if (t.node_of[q] == t.node_of[r]) first = 0;
+    if (first) cand[m++] = r;
+  }
+  if (o->cb_nodes && o->cb_nodes < m) m = o->cb_nodes;
+  md->domains = m;
+  if (rank == 0) {
+    double *C = malloc(sizeof *C * (size_t)nprocs * (size_t)m);
+    uint64_t *traffic = calloc((size_t)t.nnodes * (size_t)t.nnodes, sizeof *traffic);
+    uint64_t *up = malloc(sizeof *up * (size_t)t.net.nverts);
+    uint64_t *down = malloc(sizeof *down * (size_t)t.net.nverts);
+    if (!C || !traffic || !up || !down) bench_die("the model: out of memory");
+    cio_pattern_comm_matrix(pt, m, C);
+    struct mpisw_cb_problem pb = {(size_t)nprocs, (size_t)m, C, t.D, cand, (size_t)m};
+    long agg[4096];
+    for (int s = 0; s < NSTRAT; s++) {
+      int rc = s == OTP    ? mpisw_cb_otp(&pb, agg)
+               : s == LATP ? mpisw_cb_latp(&pb, agg)
+                           : mpisw_cb_tatp(&pb, 0, NULL, agg);
+      if (rc) bench_die("the model: %s assignment failed (code %d)", strat_name[s], rc);
+      md->hopbytes[s] = mpisw_cb_hopbytes(&pb, agg);
+      md->moved[s] = mpisw_cb_moved_bytes(&pb, agg);
+      memset(traffic, 0, sizeof *traffic * (size_t)t.nnodes * (size_t)t.nnodes);
+      for (int d = 0; d < m; d++)
+        for (int q = 0; q < nprocs; q++) {
+          int a = t.node_of[agg[d]], b = t.node_of[q];
+          if (a != b) traffic[(size_t)b * (size_t)t.nnodes + (size_t)a] +=
+                          (uint64_t)C[(size_t)q * (size_t)m + (size_t)d];
+        }
+      md->max_link[s] = (double)mpisw_topo_link_loads(&t.net, traffic, up, down, NULL, NULL);
+    }
+    free(C);
+    free(traffic);
+    free(up);
+    free(down);
+  }
+  mpisw_cio_topo_free(&t);
+}
+
+/* ---- the data: double i of the file holds the value i ---- */
+
+static double *fill_buffer(const struct cio_pattern *pt, long *count_elems) {
+  struct cio_box b[CIO_MAX_CELLS];
+  int nb = cio_pattern_boxes(pt, rank, b);
+  long per = pt->elem / 8, n = cio_pattern_rank_bytes(pt, rank) / 8;
+  double *buf = malloc(sizeof *buf * (size_t)(n ? n : 1)), *p = buf;
+  if (!buf) bench_die("buffer of %ld doubles: out of memory", n);
+  for (int i = 0; i < nb; i++)
+    for (long z = b[i].lo[0]; z < b[i].lo[0] + b[i].n[0]; z++)
+      for (long y = b[i].lo[1]; y < b[i].lo[1] + b[i].n[1]; y++)
+        for (long x = b[i].lo[2]; x < b[i].lo[2] + b[i].n[2]; x++)
+          for (long c = 0; c < per; c++)
+            *p++ = (double)(((z * pt->g[1] + y) * pt->g[2] + x) * per + c);
+  *count_elems = n / per;
+  return buf;
+}
+
+/* Every rank checks its 1/P of the file; the number of bad doubles of all. */
+static long verify_file(const char *path, long fbytes) {
+  MPI_File fh;
+  long bad = 0, total = fbytes / 8;
+  long lo = total * rank / nprocs, hi = total * (rank + 1) / nprocs;
+  int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  if (rc != MPI_SUCCESS) bench_die_mpi("verify: MPI_File_open", rc);
+  MPI_Offset size = 0;
+  MPI_File_get_size(fh, &size);
+  if (size != fbytes) {
+    if (rank == 0)
+      fprintf(stderr, "%s: DATA MISMATCH in %s: %lld bytes, expected %ld\n",
+              program_invocation_short_name, path, (long long)size, fbytes);
+    bad++;
+  }
+  enum { CHUNK = 1 << 20 };
+  double *buf = malloc(sizeof *buf * CHUNK);
+  if (!buf) bench_die("verify: out of memory");
+  for (long at = lo; at < hi && !bad; at += CHUNK) {
+    int n = (int)(hi - at < CHUNK ? hi - at : CHUNK);
+    memset(buf, 0xff, sizeof *buf * (size_t)n);
+    rc = MPI_File_read_at(fh, (MPI_Offset)at * 8, buf, n, MPI_DOUBLE, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) bench_die_mpi("verify: MPI_File_read_at", rc);
+    for (int i = 0; i < n; i++)
+      if (buf[i] != (double)(at + i)) {
+        if (!bad)
+          fprintf(stderr, "%s: rank %d: DATA MISMATCH in %s at offset %ld: expected %.0f, "
+                  "found %g\n", program_invocation_short_name, rank, path, (at + i) * 8,
+                  (double)(at + i), buf[i]);
+        bad++;
+      }
+  }
+  free(buf);
+  MPI_File_close(&fh);
+  long all = 0;
+  MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+/* ---- the engine's figures of the last call ---- */
+
+static const char *engine_keys[] = {
+    "mpisw_cb_strategy", "mpisw_cb_aggregators", "mpisw_cb_hopbytes",
+    "mpisw_cb_max_link_load", "mpisw_cb_time_metadata", "mpisw_cb_time_assign",
+    "mpisw_cb_time_shuffle", "mpisw_cb_time_io", "mpisw_cb_hopbytes_otp",
+    "mpisw_cb_hopbytes_latp", "mpisw_cb_hopbytes_tatp"};
+#define NKEYS (sizeof engine_keys / sizeof *engine_keys)
+
+/* Appends ,"engine":0|1 and the keys the file answered to out; times are the
+ * slowest rank's (collective). */
+static void engine_figures(MPI_File fh, char *out, size_t len) {
+  MPI_Info info;
+  char val[NKEYS][MPI_MAX_INFO_VAL + 1];
+  int has[NKEYS];
+  double t[4] = {-1, -1, -1, -1}, tmax[4];
+  memset(has, 0, sizeof has);
+  if (MPI_File_get_info(fh, &info) == MPI_SUCCESS) {
+    for (size_t k = 0; k < NKEYS; k++) {
+      MPI_Info_get(info, engine_keys[k], MPI_MAX_INFO_VAL, val[k], &has[k]);
+      if (has[k] && k >= 4 && k < 8) t[k - 4] = strtod(val[k], NULL);
+    }
+    MPI_Info_free(&info);
+  }
+  MPI_Allreduce(t, tmax, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  size_t at = strlen(out);
+  at += (size_t)snprintf(out + at, len - at, ",\"engine\":%d", has[0] ? 1 : 0);
+  for (size_t k = 0; k < NKEYS && at < len; k++) {
+    if (!has[k]) continue;
+    const char *field = engine_keys[k] + strlen("mpisw_cb_");
+    char *end = NULL;
+    double num = k >= 4 && k < 8 ? tmax[k - 4] : strtod(val[k], &end);
+    int numeric = (k >= 4 && k < 8) || (end && end != val[k] && *end == 0 && isfinite(num));
+    if (numeric)
+      at += (size_t)snprintf(out + at, len - at, ",\"engine_%s\":%.17g", field, num);
+    else { /* a text value, quotes and backslashes left out */
+      at += (size_t)snprintf(out + at, len - at, ",\"engine_%s\":\"", field);
+      for (const char *c = val[k]; *c && at + 3 < len; c++)
+        if (*c != '"' && *c != '\\' && (unsigned char)*c >= 32) out[at++] = *c;
+      at += (size_t)snprintf(out + at, len - at, "\"");
+    }
+  }
+}
+
+/* ---- one side: open with its hints, the timed call, close ---- */
+
+static MPI_Info side_info(const struct opts *o, const char *strategy) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  char v[32];
+  if (strcmp(strategy, "romio")) MPI_Info_set(info, "mpisw_cb_strategy", strategy);
+  if (o->cb_nodes) {
+    snprintf(v, sizeof v, "%d", o->cb_nodes);
+    MPI_Info_set(info, "cb_nodes", v);
+  }
+  if (o->cb_buffer) {
+    snprintf(v, sizeof v, "%ld", o->cb_buffer);
+    MPI_Info_set(info, "cb_buffer_size", v);
+  }
+  for (int h = 0; h < o->nhints; h++) MPI_Info_set(info, o->hints[h][0], o->hints[h][1]);
+  return info;
+}
+
+struct call {
+  double seconds;
+  char figures[2048];
+};
+
+static void timed_call(const struct opts *o, const char *path, const char *strategy, int write,
+                       double *buf, long count, MPI_Datatype etype, MPI_Datatype ftype,
+                       struct call *out) {
+  MPI_File fh;
+  MPI_Info info = side_info(o, strategy);
+  int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
+  int rc = MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) bench_die_mpi(path, rc);
+  rc = MPI_File_set_view(fh, 0, etype, ftype, "native", MPI_INFO_NULL);
+  if (rc != MPI_SUCCESS) bench_die_mpi("MPI_File_set_view", rc);
+  if (count > INT32_MAX) bench_die("%ld elements per rank: more than an int counts", count);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = bench_now();
+  rc = write ? MPI_File_write_all(fh, buf, (int)count, etype, MPI_STATUS_IGNORE)
+             : MPI_File_read_all(fh, buf, (int)count, etype, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) bench_die_mpi(write ? "MPI_File_write_all" : "MPI_File_read_all", rc);
+  if (write && !strcmp(o->fsync, "inside") && (rc = MPI_File_sync(fh)) != MPI_SUCCESS)
+    bench_die_mpi("MPI_File_sync", rc);
+  double mine = bench_now() - t0;
+  out->figures[0] = 0;
+  engine_figures(fh, out->figures, sizeof out->figures);
+  if (write && !strcmp(o->fsync, "outside") && (rc = MPI_File_sync(fh)) != MPI_SUCCESS)
+    bench_die_mpi("MPI_File_sync", rc);
+  if ((rc = MPI_File_close(&fh)) != MPI_SUCCESS) bench_die_mpi("MPI_File_close", rc);
+  MPI_Allreduce(&mine, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+static long check_buffer(const struct cio_pattern *pt, const double *got, const char *path) {
+  long n = 0, bad = 0, all = 0;
+  double *want = fill_buffer(pt, &n);
+  n *= pt->elem / 8;
+  for (long i = 0; i < n; i++)
+    if (got[i] != want[i]) {
+      if (!bad)
+        fprintf(stderr, "%s: rank %d: DATA MISMATCH in %s: read_all gave %g for the value %.0f\n",
+                program_invocation_short_name, rank, path, got[i], want[i]);
+      bad++;
+    }
+  free(want);
+  MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+static void corrupt_one_byte(const char *path, long fbytes) {
+  if (rank == 0) {
+    int fd = open(path, O_RDWR);
+    unsigned char c = 0;
+    if (fd < 0 || pread(fd, &c, 1, fbytes / 2) != 1) bench_die("--corrupt: cannot read %s", path);
+    c ^= 0x5a;
+    if (pwrite(fd, &c, 1, fbytes / 2) != 1) bench_die("--corrupt: cannot write %s", path);
+    close(fd);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, cio_view_fn view) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  struct opts o;
+  memset(&o, 0, sizeof o);
+  o.name = name;
+  parse(argc, argv, kind, &o);
+  struct cio_pattern pt;
+  char why[256];
+  if (cio_pattern_init(&pt, kind, o.g, nprocs, why, sizeof why)) bench_die("%s", why);
+  long fbytes = cio_pattern_file_bytes(&pt);
+
+  struct model md;
+  build_model(&pt, &o, &md);
+  char host[MPI_MAX_PROCESSOR_NAME];
+  int hlen = 0;
+  MPI_Get_processor_name(host, &hlen);
+  /* One file name for the job: rank 0's pid. */
+  long id = (long)getpid();
+  MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.%ld.dat", o.dir, name, id);
+  char common[1024];
+  snprintf(common, sizeof common,
+           "\"bench\":\"%s\",\"pattern\":\"%s\",\"size\":\"%ldx%ldx%ld\",\"nprocs\":%d,"
+           "\"nodes\":%d,\"label\":\"%s\",\"domains\":%d,\"cb_nodes\":%d,\"cb_buffer_size\":%ld,"
+           "\"fsync\":\"%s\",\"bytes\":%ld",
+           name, kind == CIO_CUBE ? "cube" : "btio", o.g[0], o.g[1], o.g[2], nprocs, md.nodes,
+           o.label, md.domains, o.cb_nodes, o.cb_buffer, o.fsync, fbytes);
+  if (rank == 0) {
+    printf("{%s,\"phase\":\"model\",\"flat\":%d,\"topology\":\"%s\"", common, md.flat,
+           md.topology);
+    for (int s = 0; s < NSTRAT; s++)
+      printf(",\"hopbytes_%s\":%.17g,\"moved_%s\":%.17g,\"max_link_load_%s\":%.17g",
+             strat_name[s], md.hopbytes[s], strat_name[s], md.moved[s], strat_name[s],
+             md.max_link[s]);
+    printf("}\n");
+    fflush(stdout);
+  }
+
+  long count = 0;
+  double *data = fill_buffer(&pt, &count);
+  double *rbuf = o.read ? malloc(sizeof *rbuf * (size_t)(count * (pt.elem / 8) + 1)) : NULL;
+  MPI_Datatype etype, ftype;
+  view(&pt, rank, &etype, &ftype);
+  long failed = 0;
+  for (int round = 1; round <= o.rounds && !failed; round++)
+    for (int s = 0; s < o.nsides && !failed; s++) {
+      char strategy[16];
+      side_strategy(o.sides[s], strategy, sizeof strategy);
+      int mi = !strcmp(strategy, "latp") ? LATP : !strcmp(strategy, "tatp") ? TATP : OTP;
+      if (rank == 0) MPI_File_delete(path, MPI_INFO_NULL);
+      MPI_Barrier(MPI_COMM_WORLD);
+      for (int write = 1; write >= (o.read ? 0 : 1) && !failed; write--) {
+        struct call c;
+        if (!write) memset(rbuf, 0, sizeof *rbuf * (size_t)(count * (pt.elem / 8)));
+        timed_call(&o, path, strategy, write, write ? data : rbuf, count, etype, ftype, &c);
+        if (write && o.corrupt && round == 1 && s == 0) corrupt_one_byte(path, fbytes);
+        long bad = 0;
+        if (o.verify) bad = write ? verify_file(path, fbytes) : check_buffer(&pt, rbuf, path);
+        if (rank == 0) {
+          printf("{%s,\"phase\":\"%s\",\"side\":\"%s\",\"strategy\":\"%s\",\"round\":%d,"
+                 "\"host0\":\"%s\",\"load1\":%.2f,\"seconds\":%.9f,\"GBps\":%.6f,"
+                 "\"model_hopbytes\":%.17g,\"model_moved\":%.17g,\"model_max_link_load\":%.17g,"
+                 "\"verified\":%s%s}\n",
+                 common, write ? "write" : "read", o.sides[s], strategy, round, host,
+                 bench_load1(), c.seconds, fbytes / c.seconds / 1e9, md.hopbytes[mi],
+                 md.moved[mi], md.max_link[mi], o.verify ? (bad ? "false" : "true") : "null",
+                 c.figures);
+          fflush(stdout);
+        }
+        failed = bad;
+      }
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) MPI_File_delete(path, MPI_INFO_NULL);
+  MPI_Type_free(&etype);
+  MPI_Type_free(&ftype);
+  free(data);
+  free(rbuf);
+  MPI_Finalize();
+  return failed ? 1 : 0;
+}
