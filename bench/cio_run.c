@@ -3,7 +3,7 @@
  *   cio_cube|cio_btio [--size N | --size AxBxC] [--strategies LIST]
  *       [--rounds R] [--path DIR] [--cb-nodes N] [--cb-buffer-size BYTES]
  *       [--hint KEY=VALUE]... [--fsync outside|inside|none] [--read]
- *       [--verify] [--corrupt] [--label TEXT]
+ *       [--verify] [--corrupt] [--label TEXT] [--order shuffle:SEED|R0,R1,...]
  *
  * Sides (LIST, default otp,latp,tatp,romio): otp, latp, tatp open the file
  * with the info key mpisw_cb_strategy=<side> (mpisw's collective I/O
@@ -21,7 +21,10 @@
  * every double: double i of the file holds the value i; after a --read the
  * buffer is checked the same way. A mismatch fails the run (exit 1,
  * "DATA MISMATCH in FILE at offset ..."); --corrupt flips one byte after the
- * first write to show that it does.
+ * first write to show that it does. --order renumbers the ranks (world
+ * rank r is rank order[r] of the communicator the file is opened on): a
+ * launcher places ranks on nodes in blocks or round robin, a busy machine's
+ * scheduler anyhow.
  *
  * Records (rank 0, one JSON line each): "phase":"model" once: the
  * benchmark's own model of the call (file domains as ROMIO cuts them, the
@@ -59,7 +62,7 @@ struct opts {
   char sides[MAX_SIDES][16];
   int nsides, rounds, cb_nodes, read, verify, corrupt;
   long cb_buffer;
-  const char *dir, *label, *fsync;
+  const char *dir, *label, *fsync, *order;
   char hints[MAX_HINTS][2][128];
   int nhints;
 };
@@ -75,6 +78,48 @@ struct model {
 };
 
 static int rank, nprocs;
+/* The job's communicator: MPI_COMM_WORLD, or its ranks renumbered by --order. */
+static MPI_Comm comm = MPI_COMM_NULL;
+
+/* --order: world rank r becomes rank order[r] of the job's communicator:
+ * "shuffle:SEED" a permutation from SEED (the same on every rank), or the
+ * list itself. A launcher puts ranks on nodes in blocks; this puts the
+ * application's ranks on them the way a busy machine's scheduler does. */
+static void reorder(const char *spec, int wrank, int wsize) {
+  int *perm = malloc(sizeof *perm * (size_t)wsize), n = 0;
+  if (!perm) bench_die("--order: out of memory");
+  for (int r = 0; r < wsize; r++) perm[r] = r;
+  if (!spec) {
+    n = wsize;
+  } else if (!strncmp(spec, "shuffle:", 8)) {
+    char *end = NULL;
+    unsigned long seed = strtoul(spec + 8, &end, 10);
+    if (*end || end == spec + 8) bench_die("--order '%s': shuffle:SEED (a number)", spec);
+    for (int r = wsize - 1; r > 0; r--) {
+      seed = (seed * 6364136223846793005ul + 1442695040888963407ul);
+      int j = (int)((seed >> 33) % (unsigned long)(r + 1)), t = perm[r];
+      perm[r] = perm[j];
+      perm[j] = t;
+    }
+    n = wsize;
+  } else {
+    char buf[4096], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", spec);
+    unsigned char *seen = calloc((size_t)wsize, 1);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      char *end = NULL;
+      long v = strtol(t, &end, 10);
+      if (*end || v < 0 || v >= wsize || n >= wsize || seen[v])
+        bench_die("--order '%s': a permutation of 0..%d, each once", spec, wsize - 1);
+      seen[v] = 1;
+      perm[n++] = (int)v;
+    }
+    free(seen);
+  }
+  if (n != wsize) bench_die("--order '%s': %d ranks for %d processes", spec, n, wsize);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, perm[wrank], &comm);
+  free(perm);
+}
 
 static void usage(const char *name) {
   if (rank == 0)
@@ -82,7 +127,7 @@ static void usage(const char *name) {
             "usage: %s [--size N|AxBxC] [--strategies otp,latp,tatp,romio[,SIDE-aa]] "
             "[--rounds R] [--path DIR] [--cb-nodes N] [--cb-buffer-size BYTES] "
             "[--hint KEY=VALUE]... [--fsync outside|inside|none] [--read] [--verify] "
-            "[--corrupt] [--label TEXT]\n",
+            "[--corrupt] [--label TEXT] [--order shuffle:SEED|R0,R1,...]\n",
             name);
 }
 
@@ -101,7 +146,7 @@ static void parse(int argc, char **argv, enum cio_kind kind, struct opts *o) {
       {"path", 1, 0, 'p'},       {"cb-nodes", 1, 0, 'n'},   {"cb-buffer-size", 1, 0, 'b'},
       {"hint", 1, 0, 'h'},       {"fsync", 1, 0, 'f'},      {"read", 0, 0, 'R'},
       {"verify", 0, 0, 'v'},     {"corrupt", 0, 0, 'c'},    {"label", 1, 0, 'l'},
-      {0, 0, 0, 0}};
+      {"order", 1, 0, 'o'},      {0, 0, 0, 0}};
   long n = kind == CIO_CUBE ? 64 : 32;
   o->g[0] = o->g[1] = o->g[2] = n;
   o->nsides = 4;
@@ -175,6 +220,7 @@ static void parse(int argc, char **argv, enum cio_kind kind, struct opts *o) {
     case 'v': o->verify = 1; break;
     case 'c': o->corrupt = 1; break;
     case 'l': o->label = optarg; break;
+    case 'o': o->order = optarg; break;
     default:
       usage(argv[0]);
       MPI_Finalize();
@@ -193,7 +239,7 @@ static void build_model(const struct cio_pattern *pt, const struct opts *o, stru
   struct mpisw_cio_topo t;
   struct mpisw_error e;
   memset(md, 0, sizeof *md);
-  if (mpisw_cio_topo_build(MPI_COMM_WORLD, &t, &e))
+  if (mpisw_cio_topo_build(comm, &t, &e))
     bench_die("the distance matrix (MPISW_TOPOLOGY, MPISW_TOPO_HOSTNAME): %s", e.msg);
   md->nodes = t.nnodes;
   md->flat = t.flat;
@@ -288,7 +334,7 @@ static long verify_file(const char *path, long fbytes) {
       if (buf[i] != (double)(at + i)) {
         if (!bad)
           fprintf(stderr, "%s: rank %d: DATA MISMATCH in %s at offset %ld: expected %.0f, "
-                  "found %g\n", program_invocation_short_name, rank, path, (at + i) * 8,
+                  "found %.17g\n", program_invocation_short_name, rank, path, (at + i) * 8,
                   (double)(at + i), buf[i]);
         bad++;
       }
@@ -296,7 +342,7 @@ static long verify_file(const char *path, long fbytes) {
   free(buf);
   MPI_File_close(&fh);
   long all = 0;
-  MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, comm);
   return all;
 }
 
@@ -324,7 +370,7 @@ static void engine_figures(MPI_File fh, char *out, size_t len) {
     }
     MPI_Info_free(&info);
   }
-  MPI_Allreduce(t, tmax, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(t, tmax, 4, MPI_DOUBLE, MPI_MAX, comm);
   size_t at = strlen(out);
   at += (size_t)snprintf(out + at, len - at, ",\"engine\":%d", has[0] ? 1 : 0);
   for (size_t k = 0; k < NKEYS && at < len; k++) {
@@ -374,13 +420,13 @@ static void timed_call(const struct opts *o, const char *path, const char *strat
   MPI_File fh;
   MPI_Info info = side_info(o, strategy);
   int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
-  int rc = MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh);
+  int rc = MPI_File_open(comm, path, amode, info, &fh);
   MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) bench_die_mpi(path, rc);
   rc = MPI_File_set_view(fh, 0, etype, ftype, "native", MPI_INFO_NULL);
   if (rc != MPI_SUCCESS) bench_die_mpi("MPI_File_set_view", rc);
   if (count > INT32_MAX) bench_die("%ld elements per rank: more than an int counts", count);
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(comm);
   double t0 = bench_now();
   rc = write ? MPI_File_write_all(fh, buf, (int)count, etype, MPI_STATUS_IGNORE)
              : MPI_File_read_all(fh, buf, (int)count, etype, MPI_STATUS_IGNORE);
@@ -393,7 +439,7 @@ static void timed_call(const struct opts *o, const char *path, const char *strat
   if (write && !strcmp(o->fsync, "outside") && (rc = MPI_File_sync(fh)) != MPI_SUCCESS)
     bench_die_mpi("MPI_File_sync", rc);
   if ((rc = MPI_File_close(&fh)) != MPI_SUCCESS) bench_die_mpi("MPI_File_close", rc);
-  MPI_Allreduce(&mine, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
 }
 
 static long check_buffer(const struct cio_pattern *pt, const double *got, const char *path) {
@@ -408,7 +454,7 @@ static long check_buffer(const struct cio_pattern *pt, const double *got, const 
       bad++;
     }
   free(want);
-  MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, comm);
   return all;
 }
 
@@ -421,7 +467,7 @@ static void corrupt_one_byte(const char *path, long fbytes) {
     if (pwrite(fd, &c, 1, fbytes / 2) != 1) bench_die("--corrupt: cannot write %s", path);
     close(fd);
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(comm);
 }
 
 int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, cio_view_fn view) {
@@ -432,6 +478,8 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
   memset(&o, 0, sizeof o);
   o.name = name;
   parse(argc, argv, kind, &o);
+  reorder(o.order, rank, nprocs);
+  MPI_Comm_rank(comm, &rank);
   struct cio_pattern pt;
   char why[256];
   if (cio_pattern_init(&pt, kind, o.g, nprocs, why, sizeof why)) bench_die("%s", why);
@@ -444,16 +492,16 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
   MPI_Get_processor_name(host, &hlen);
   /* One file name for the job: rank 0's pid. */
   long id = (long)getpid();
-  MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&id, 1, MPI_LONG, 0, comm);
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.%ld.dat", o.dir, name, id);
   char common[1024];
   snprintf(common, sizeof common,
            "\"bench\":\"%s\",\"pattern\":\"%s\",\"size\":\"%ldx%ldx%ld\",\"nprocs\":%d,"
            "\"nodes\":%d,\"label\":\"%s\",\"domains\":%d,\"cb_nodes\":%d,\"cb_buffer_size\":%ld,"
-           "\"fsync\":\"%s\",\"bytes\":%ld",
+           "\"fsync\":\"%s\",\"order\":\"%s\",\"bytes\":%ld",
            name, kind == CIO_CUBE ? "cube" : "btio", o.g[0], o.g[1], o.g[2], nprocs, md.nodes,
-           o.label, md.domains, o.cb_nodes, o.cb_buffer, o.fsync, fbytes);
+           o.label, md.domains, o.cb_nodes, o.cb_buffer, o.fsync, o.order ? o.order : "", fbytes);
   if (rank == 0) {
     printf("{%s,\"phase\":\"model\",\"flat\":%d,\"topology\":\"%s\"", common, md.flat,
            md.topology);
@@ -477,7 +525,7 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
       side_strategy(o.sides[s], strategy, sizeof strategy);
       int mi = !strcmp(strategy, "latp") ? LATP : !strcmp(strategy, "tatp") ? TATP : OTP;
       if (rank == 0) MPI_File_delete(path, MPI_INFO_NULL);
-      MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Barrier(comm);
       for (int write = 1; write >= (o.read ? 0 : 1) && !failed; write--) {
         struct call c;
         if (!write) memset(rbuf, 0, sizeof *rbuf * (size_t)(count * (pt.elem / 8)));
@@ -499,10 +547,11 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
         failed = bad;
       }
     }
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(comm);
   if (rank == 0) MPI_File_delete(path, MPI_INFO_NULL);
   MPI_Type_free(&etype);
   MPI_Type_free(&ftype);
+  MPI_Comm_free(&comm);
   free(data);
   free(rbuf);
   MPI_Finalize();
