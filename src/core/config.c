@@ -115,6 +115,11 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
                                  "testing aid: the host name each rank gives the topology model "
                                  "(%r world rank, %h host; a hostlist a,a,b,b: rank r takes "
                                  "the r-th name), so one machine poses as several nodes"},
+    [MPISW_CFG_CB_STRATEGY] = {"MPISW_CB_STRATEGY", MPISW_CFG_CHOICE, "unset", 0, 0, 0, 0,
+                               "otp|latp|tatp|romio",
+                               "collective I/O engine for every file opened (the hint "
+                               "mpisw_cb_strategy of a file wins): otp, latp or tatp; unset or "
+                               "romio: the MPI's own collective I/O"},
 };
 
 struct value {

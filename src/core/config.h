@@ -44,6 +44,7 @@ enum mpisw_cfg_id {
   /* collective I/O's topology model (docs/COLLECTIVE_IO.md) */
   MPISW_CFG_TOPOLOGY,
   MPISW_CFG_TOPO_HOSTNAME, /* a testing aid: the host name each rank reports */
+  MPISW_CFG_CB_STRATEGY,   /* the engine's strategy for every file (src/cio/) */
   MPISW_CFG_COUNT
 };
 

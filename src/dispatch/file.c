@@ -1,11 +1,14 @@
 /* MPI-IO. Files named "mem:..." or matching MPISW_MEM_PATHS are pooled
- * files (src/pfile/, whose handles are its own); every call on any other
- * file goes to the MPI untouched, so a program without pooled files
- * behaves exactly as without the library (one load per call while no
- * pooled file is open). The calls on an open file (MPISW_FILE lines of
+ * files (src/pfile/, whose handles are its own); files opened with a
+ * collective I/O strategy (mpisw_cb_strategy, MPISW_CB_STRATEGY) have their
+ * collective reads and writes done by the engine (src/cio/), which passes
+ * back what it does not take; every other call goes to the MPI untouched,
+ * so a program without either behaves exactly as without the library (one
+ * load per call while no such file is open). The calls on an open file (MPISW_FILE lines of
  * pmpi/calls.def) are generated here. */
 #include <errno.h>
 
+#include "cio/cio.h"
 #include "dispatch/dispatch.h"
 #include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
@@ -13,6 +16,10 @@
 
 static inline int pooled(MPI_File fh) {
   return __atomic_load_n(&mpisw_pfile_live, __ATOMIC_RELAXED) && mpisw_pfile_owns(fh);
+}
+
+static inline int engine_live(void) {
+  return __atomic_load_n(&mpisw_cio_live, __ATOMIC_RELAXED) != 0;
 }
 
 /* ---- the calls on an open file ---- */
@@ -33,6 +40,24 @@ static inline int pooled(MPI_File fh) {
     return mpisw_mpi_##name(MPISW_UNPAREN args, large);               \
   }
 #define MPISW_FILE4(name, params, args)
+#define MPISW_FILE_CIO(name, params, args)                   \
+  int mpisw_do_##name params {                               \
+    if (pooled(fh)) return mpisw_pfile_##name args;          \
+    if (engine_live()) {                                     \
+      int rc = mpisw_cio_##name args;                        \
+      if (rc != MPISW_CIO_PASS) return rc;                   \
+    }                                                        \
+    return mpisw_next.name args;                             \
+  }
+#define MPISW_FILE_CIO_C(name, params, args)                              \
+  int mpisw_do_##name(MPISW_UNPAREN params, int large) {                 \
+    if (pooled(fh)) return mpisw_pfile_##name(MPISW_UNPAREN args, large); \
+    if (engine_live()) {                                                  \
+      int rc = mpisw_cio_##name(MPISW_UNPAREN args, large);               \
+      if (rc != MPISW_CIO_PASS) return rc;                                \
+    }                                                                     \
+    return mpisw_mpi_##name(MPISW_UNPAREN args, large);                   \
+  }
 #include "pmpi/calls.def"
 /* the MPI-4 calls that are not twins */
 #define MPISW_CALL_C(name, params, args)
@@ -46,11 +71,16 @@ int mpisw_do_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info 
                        MPI_File *fh) {
   const char *name;
   if (mpisw_pfile_route(filename, &name)) return mpisw_pfile_open(comm, name, amode, info, fh);
-  return mpisw_next.File_open(comm, filename, amode, info, fh);
+  if (mpisw_disabled) return mpisw_next.File_open(comm, filename, amode, info, fh);
+  return mpisw_cio_File_open(comm, filename, amode, info, fh);
 }
 
 int mpisw_do_File_close(MPI_File *fh) {
   if (fh && pooled(*fh)) return mpisw_pfile_close(fh);
+  if (fh && engine_live()) {
+    int rc = mpisw_cio_File_close(fh);
+    if (rc != MPISW_CIO_PASS) return rc;
+  }
   return mpisw_next.File_close(fh);
 }
 

@@ -4,6 +4,7 @@
  * windows), the process's bookkeeping last; checkpoints, above them all,
  * first. A new module adds its table
  * (process/module.h) here. */
+#include "cio/cio.h"
 #include "ckpt/internal.h"
 #include "ckpt/stage_module.h"
 #include "dispatch/dispatch.h"
@@ -19,6 +20,7 @@ static const struct mpisw_module *const modules[] = {
     &mpisw_win_module,
     &mpisw_rmax_module,
     &mpisw_pfile_module, /* closes pooled files before the pool goes */
+    &mpisw_cio_module,   /* the collective I/O engine's report line */
     &mpisw_pool_module,
     &mpisw_stage_module, /* MPI_Finalize waits for checkpoint drains to PFS */
     &mpisw_process_module,

@@ -9,7 +9,7 @@
 #   kvcache/  the key-value store (public mpisw_kv_*): win/ and below
 #   pool/     the pool of pooled files: win/ and below
 #   ckpt/     checkpoints (public mpisw_ckpt_*, staging's drain thread): win/ and below
-#   dispatch/ what each interposed call does: ckpt/, pfile/, rmax/, win/ and below
+#   dispatch/ what each interposed call does: ckpt/, cio/, pfile/, rmax/, win/ and below
 #   interpose/ the entry points: dispatch/, rmax/ and below
 #   topo/     collective I/O's topology model, MPI-free: core/ only (and hwloc)
 #   cio/      collective I/O: pfile/ and below, topo/
@@ -24,7 +24,7 @@ add_test(NAME layers_kvcache_includes COMMAND ${_graph} kvcache win pmpi process
 add_test(NAME layers_pool_includes    COMMAND ${_graph} pool win pmpi process pager core mpi)
 add_test(NAME layers_ckpt_includes    COMMAND ${_graph} ckpt win pmpi process pager core mpi)
 add_test(NAME layers_dispatch_includes
-         COMMAND ${_graph} dispatch ckpt pfile pool rmax win pmpi process pager core mpi)
+         COMMAND ${_graph} dispatch ckpt cio pfile pool rmax win pmpi process pager core mpi)
 add_test(NAME layers_interpose_includes
          COMMAND ${_graph} interpose dispatch ckpt pfile pool rmax win pmpi process pager core mpi)
 # The library never calls its own MPI_X / PMPI_X from inside (a PMPI tool

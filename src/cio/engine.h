@@ -1,0 +1,185 @@
+/* The two-phase collective I/O engine (docs/COLLECTIVE_IO.md "The engine"):
+ * the state of a file it serves and the five stages of a collective call,
+ * one file each:
+ *
+ *   hints.c     strategy, cb_nodes, cb_buffer_size, striping_unit; the open's
+ *               agreement
+ *   file.c      the files the engine serves: open, close, view, info
+ *   access.c    stage 1: this rank's file pieces (offset, length, stream
+ *               position) from the view
+ *   domains.c   stage 2: ROMIO's file domains
+ *   matrix.c    stage 3: C, bytes of each rank in each domain
+ *   assign.c    stage 4: OTP / LATP / TATP on C and D, hop-bytes, link load
+ *   exchange.c  stage 5: rounds of cb_buffer_size: shuffle and I/O
+ *   io.c        the aggregator's pwrite/pread of its runs
+ *   calls.c     the MPI calls (write_all, read_at_all, split and nonblocking)
+ *   report.c    MPISW_REPORT lines and the info keys of the last call
+ *   module.c    the module's table */
+#ifndef MPISW_CIO_ENGINE_H
+#define MPISW_CIO_ENGINE_H
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "cio/cio.h"
+#include "pfile/typemap.h"
+
+
+enum { CIO_ROMIO = 0, CIO_OTP, CIO_LATP, CIO_TATP, CIO_NSTRAT };
+extern const char *const mpisw_cio_strategy_name[CIO_NSTRAT];
+
+struct cio_hints {
+  int strategy;             /* CIO_* */
+  int cb_nodes;             /* > 0; 0: one per node; -1: auto */
+  MPI_Offset cb_buffer_size;
+  MPI_Offset striping_unit; /* 0: no alignment */
+  MPI_Offset min_fd_size;   /* romio_min_fdomain_size */
+};
+
+/* Reads the hints of info (may be MPI_INFO_NULL) over *h: 0, or -1 with e
+ * naming the key and value. */
+int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error *e);
+/* The strategy asked for by the environment (CIO_ROMIO when unset); -1 and
+ * e when MPISW_CB_STRATEGY holds a value that is not a strategy. */
+int mpisw_cio_env_strategy(struct mpisw_error *e);
+/* A hash of what must agree across ranks. */
+uint64_t mpisw_cio_hints_hash(const struct cio_hints *h, int kind);
+
+/* A communicator's D, shared by the files opened on it (cached on it). */
+struct cio_topo_ref {
+  int refs;
+  struct mpisw_cio_topo t;
+};
+
+/* What the last collective call did (report.c). */
+struct cio_report {
+  char call[24];
+  int strategy;
+  int ndomains;
+  int *agg;            /* [ndomains]: the rank aggregating each domain */
+  double hopbytes;     /* of the chosen assignment */
+  double hop[CIO_NSTRAT]; /* of each strategy on the same C */
+  uint64_t max_link;   /* bytes on the busiest link direction */
+  double bytes;        /* of the call, all ranks */
+  int rounds;
+  double t_meta, t_assign, t_shuffle, t_io; /* this rank's seconds */
+  int cb_nodes_auto;   /* cb_nodes=auto chose ndomains */
+};
+
+struct cio_file {
+  struct cio_file *next;
+  MPI_File fh;
+  MPI_Comm comm;      /* the engine's own duplicate of the file's communicator */
+  int rank, size;
+  int amode;
+  int fd;             /* our own descriptor of the path */
+  char path[PATH_MAX];
+  struct cio_hints h;
+  struct cio_topo_ref *topo;
+  int atomic;         /* MPI_File_set_atomicity(1): ROMIO's */
+  /* the view, as set (types duplicated), and its map built at first use */
+  MPI_Offset disp;
+  MPI_Datatype etype, ftype;
+  struct mpisw_view view;
+  int view_state;     /* 0 not built, 1 ready, -1 ours cannot take it */
+  /* split collectives: the begin did the work */
+  int split_pending;
+  int split_rc;
+  MPI_Status split_status;
+  long calls;
+  struct cio_report last;
+};
+
+/* ---- file.c ---- */
+struct cio_file *mpisw_cio_find(MPI_File fh);
+/* One result for every rank of comm: 0, or the class of the lowest rank
+ * whose cls is not 0, with its why (broadcast). */
+int mpisw_cio_agree(MPI_Comm comm, int cls, char *why, size_t whylen);
+/* The view's map, built on first use: 0, or -1 when ours cannot map it. */
+int mpisw_cio_view(struct cio_file *f);
+
+/* ---- access.c: stage 1 ---- */
+struct cio_access {
+  MPI_Count n, cap;
+  MPI_Offset *off; /* sorted by offset (stream order of a view is file order) */
+  MPI_Count *len;
+  MPI_Count *pos;  /* stream position, counted from the call's first byte */
+  MPI_Count bytes;
+  MPI_Offset start, end; /* first byte and one past the last; start > end: none */
+};
+/* The pieces of stream bytes [spos, spos + bytes) of the view. MPI error
+ * class or MPI_SUCCESS; why says what. */
+int mpisw_cio_access(const struct mpisw_view *v, MPI_Count spos, MPI_Count bytes,
+                     struct cio_access *a, char *why, size_t whylen);
+void mpisw_cio_access_free(struct cio_access *a);
+
+/* ---- domains.c: stage 2 ---- */
+/* ROMIO's file domains of [lo, hi] (inclusive) among k aggregators:
+ * start[d], end[d] inclusive; an empty domain has start = end = -1. */
+void mpisw_cio_domains(MPI_Offset lo, MPI_Offset hi, int k, MPI_Offset min_fd_size,
+                       MPI_Offset striping_unit, MPI_Offset *start, MPI_Offset *end);
+/* The domain holding offset off (binary search); -1 outside them all. */
+int mpisw_cio_domain_of(const MPI_Offset *start, const MPI_Offset *end, int k, MPI_Offset off);
+
+/* ---- matrix.c: stage 3 ---- */
+struct cio_matrix {
+  int P, m;
+  double *C;            /* P x m bytes */
+  MPI_Offset *lo, *hi;  /* [m]: first byte and one past the last accessed in d */
+};
+int mpisw_cio_matrix(MPI_Comm comm, const struct cio_access *a, int m, const MPI_Offset *start,
+                     const MPI_Offset *end, struct cio_matrix *x);
+void mpisw_cio_matrix_free(struct cio_matrix *x);
+/* This rank's bytes in each of the k domains (row[k]). */
+void mpisw_cio_row(const struct cio_access *a, int k, const MPI_Offset *start,
+                   const MPI_Offset *end, double *row);
+
+/* ---- assign.c: stage 4 ---- */
+/* agg[m]: the rank aggregating each domain for f's strategy; fills the
+ * report's hop-bytes of all strategies and the maximum link load (writing:
+ * data flows to the aggregators; reading: from them). 0, or an MPI class
+ * with why. */
+int mpisw_cio_assign(struct cio_file *f, const struct cio_matrix *x, int writing, int *agg,
+                     struct cio_report *r, char *why, size_t whylen);
+/* cb_nodes=auto: the number of domains of least modelled time. */
+int mpisw_cio_auto_k(struct cio_file *f, const struct cio_access *a, MPI_Offset lo,
+                     MPI_Offset hi, double bytes, int *k, char *why, size_t whylen);
+
+/* ---- exchange.c: stage 5 ---- */
+struct cio_op {
+  struct cio_file *f;
+  int writing;
+  void *buf;            /* the user's buffer */
+  MPI_Count count;
+  struct mpisw_typemap *mem; /* the memory datatype's map */
+  const struct cio_access *a;
+  const struct cio_matrix *x;
+  const int *agg;       /* [m] */
+  struct cio_report *r;
+};
+/* The rounds. Collective; every rank returns the same result: MPI_SUCCESS
+ * or an MPI error class, why filled on the failing ranks. */
+int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen);
+
+/* ---- io.c ---- */
+/* Writes len bytes at off from buf / reads them (zeros past the end of the
+ * file). 0 or an errno value. */
+int mpisw_cio_pwrite(int fd, const void *buf, size_t len, MPI_Offset off);
+int mpisw_cio_pread(int fd, void *buf, size_t len, MPI_Offset off);
+
+/* ---- calls.c: one collective call on f ---- */
+enum { CIO_WRITE_ALL, CIO_WRITE_AT_ALL, CIO_READ_ALL, CIO_READ_AT_ALL };
+int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MPI_Count count,
+                  MPI_Datatype type, MPI_Status *status, const char *routine);
+
+/* ---- module.c ---- */
+void mpisw_cio_count_call(double bytes);
+
+/* ---- report.c ---- */
+void mpisw_cio_report_call(struct cio_file *f);
+/* Adds the mpisw_cb_* keys of f's last call to info. */
+void mpisw_cio_report_info(struct cio_file *f, MPI_Info info);
+void mpisw_cio_report_free(struct cio_report *r);
+
+#endif

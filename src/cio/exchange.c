@@ -1,0 +1,370 @@
+/* Stage 5: exchange and I/O in rounds of cb_buffer_size. In round r the
+ * aggregator of domain d serves the window [lo_d + r * cbs, lo_d + (r+1) *
+ * cbs) of it (lo_d: the first byte any rank accesses in d, ROMIO's st_loc);
+ * there are as many rounds as the largest domain needs, every rank taking
+ * part in each (one Alltoall of message sizes, one Alltoallv of messages).
+ *
+ * A message from a rank to an aggregator is [n][n x (offset, length)] and,
+ * when writing, the n pieces' bytes after it. Writing, the aggregator lays
+ * the pieces into its buffer (senders in rank order: with overlapping
+ * writes the higher rank's bytes win) and writes each run of adjacent
+ * pieces with one pwrite: only the bytes written change, holes stay as they
+ * were, as ROMIO's read-modify-write leaves them. Reading, it reads the span
+ * of the pieces asked for with one pread (zeros past the end of the file)
+ * and answers each rank with the bytes of its pieces in the order asked. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cio/engine.h"
+
+struct part {
+  MPI_Offset off;
+  MPI_Count len;
+  MPI_Count spos; /* stream position in the user's buffer */
+};
+
+struct plan {
+  int P, m;
+  MPI_Offset cbs;
+  const int *agg;
+  int *dom_of;          /* [P]: the domain a rank aggregates, or -1 */
+  MPI_Count *cursor;    /* [m]: first piece that may still meet domain d */
+  MPI_Offset *maxend;   /* [n]: the largest end of pieces 0..i */
+  struct part *parts;   /* this round's parts, by destination rank */
+  MPI_Count nparts, cap;
+  MPI_Count *dst_first; /* [P + 1]: parts of destination p: [first[p], first[p+1]) */
+};
+
+static int window(const struct cio_matrix *x, int d, int r, MPI_Offset cbs, MPI_Offset *wlo,
+                  MPI_Offset *whi) {
+  MPI_Offset lo = x->lo[d] + (MPI_Offset)r * cbs;
+  if (lo >= x->hi[d]) return 0;
+  *wlo = lo;
+  *whi = x->hi[d] - lo < cbs ? x->hi[d] : lo + cbs;
+  return 1;
+}
+
+static int push(struct plan *pl, MPI_Offset off, MPI_Count len, MPI_Count spos) {
+  if (pl->nparts == pl->cap) {
+    MPI_Count cap = pl->cap ? 2 * pl->cap : 256;
+    struct part *p = realloc(pl->parts, (size_t)cap * sizeof *p);
+    if (!p) return -1;
+    pl->parts = p;
+    pl->cap = cap;
+  }
+  pl->parts[pl->nparts++] = (struct part){off, len, spos};
+  return 0;
+}
+
+/* This rank's parts for round r, grouped by destination in rank order. */
+static int plan_round(struct plan *pl, const struct cio_access *a, const struct cio_matrix *x,
+                      int r) {
+  pl->nparts = 0;
+  for (int p = 0; p < pl->P; p++) {
+    pl->dst_first[p] = pl->nparts;
+    int d = pl->dom_of[p];
+    MPI_Offset wlo, whi;
+    if (d < 0 || !window(x, d, r, pl->cbs, &wlo, &whi)) continue;
+    MPI_Count i = pl->cursor[d];
+    while (i < a->n && pl->maxend[i] <= wlo) i++;
+    pl->cursor[d] = i;
+    for (; i < a->n && a->off[i] < whi; i++) {
+      MPI_Offset s = a->off[i], e = s + a->len[i];
+      if (e <= wlo) continue;
+      if (s < wlo) s = wlo;
+      if (e > whi) e = whi;
+      if (push(pl, s, e - s, a->pos[i] + (s - a->off[i]))) return -1;
+    }
+  }
+  pl->dst_first[pl->P] = pl->nparts;
+  return 0;
+}
+
+static int cmp_run(const void *x, const void *y) {
+  const struct part *a = x, *b = y;
+  return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Writes the runs of adjacent pieces of the aggregator's buffer. */
+static int write_runs(int fd, const char *cbuf, MPI_Offset wlo, struct part *runs, MPI_Count n) {
+  qsort(runs, (size_t)n, sizeof *runs, cmp_run);
+  MPI_Count i = 0;
+  while (i < n) {
+    MPI_Offset s = runs[i].off, e = s + runs[i].len;
+    MPI_Count j = i + 1;
+    while (j < n && runs[j].off <= e) {
+      if (runs[j].off + runs[j].len > e) e = runs[j].off + runs[j].len;
+      j++;
+    }
+    int err = mpisw_cio_pwrite(fd, cbuf + (s - wlo), (size_t)(e - s), s);
+    if (err) return err;
+    i = j;
+  }
+  return 0;
+}
+
+struct bufs {
+  char *send, *recv, *cbuf;
+  size_t send_cap, recv_cap;
+  int *scount, *sdispl, *rcount, *rdispl;
+  struct part *runs;
+  MPI_Count runs_cap;
+};
+
+static int grow(char **b, size_t *cap, size_t need) {
+  if (need <= *cap) return 0;
+  char *n = realloc(*b, need);
+  if (!n) return -1;
+  *b = n;
+  *cap = need;
+  return 0;
+}
+
+/* displacements of counts; -1 when a total passes INT_MAX */
+static int displs(const int *count, int *displ, int P, size_t *total) {
+  size_t t = 0;
+  for (int p = 0; p < P; p++) {
+    if (t > INT_MAX) return -1;
+    displ[p] = (int)t;
+    t += (size_t)count[p];
+  }
+  *total = t;
+  return t > INT_MAX ? -1 : 0;
+}
+
+static double now(void) { return PMPI_Wtime(); }
+
+/* Bytes the other ranks already send here cannot be refused without one
+ * more collective per round: a receive buffer that cannot be had ends the
+ * job with a message (the send side's failures are reported as errors). */
+static void no_room(struct cio_file *f, size_t bytes) {
+  fprintf(stderr, "mpisw: collective I/O on %s: no memory for %zu bytes of a round's "
+          "exchange; lower cb_buffer_size\n", f->path, bytes);
+  PMPI_Abort(f->comm, MPI_ERR_NO_MEM);
+}
+
+int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
+  struct cio_file *f = op->f;
+  const struct cio_access *a = op->a;
+  const struct cio_matrix *x = op->x;
+  int P = f->size, m = x->m, me = f->rank;
+  struct plan pl = {P, m, f->h.cb_buffer_size, op->agg, NULL, NULL, NULL, NULL, 0, 0, NULL};
+  struct bufs b;
+  memset(&b, 0, sizeof b);
+  int cls = MPI_SUCCESS, nrounds = 0, my_dom = -1;
+  pl.dom_of = malloc(sizeof *pl.dom_of * (size_t)P);
+  pl.cursor = calloc((size_t)m, sizeof *pl.cursor);
+  pl.maxend = malloc(sizeof *pl.maxend * (size_t)(a->n ? a->n : 1));
+  pl.dst_first = malloc(sizeof *pl.dst_first * (size_t)(P + 1));
+  b.scount = malloc(sizeof(int) * 4 * (size_t)P);
+  if (!pl.dom_of || !pl.cursor || !pl.maxend || !pl.dst_first || !b.scount) {
+    cls = MPI_ERR_NO_MEM;
+    snprintf(why, whylen, "no memory for the exchange's plan");
+  } else {
+    b.sdispl = b.scount + P, b.rcount = b.scount + 2 * P, b.rdispl = b.scount + 3 * P;
+    for (int p = 0; p < P; p++) pl.dom_of[p] = -1;
+    for (int d = 0; d < m; d++) {
+      pl.dom_of[op->agg[d]] = d;
+      if (x->hi[d] > x->lo[d]) {
+        int nr = (int)((x->hi[d] - x->lo[d] + pl.cbs - 1) / pl.cbs);
+        if (nr > nrounds) nrounds = nr;
+      }
+    }
+    my_dom = pl.dom_of[me];
+    for (MPI_Count i = 0; i < a->n; i++) {
+      MPI_Offset e = a->off[i] + a->len[i];
+      pl.maxend[i] = i && pl.maxend[i - 1] > e ? pl.maxend[i - 1] : e;
+    }
+    if (my_dom >= 0 && !(b.cbuf = malloc((size_t)pl.cbs))) {
+      cls = MPI_ERR_NO_MEM;
+      snprintf(why, whylen, "no memory for the collective buffer (cb_buffer_size=%lld)",
+               (long long)pl.cbs);
+    }
+  }
+  /* nothing can be exchanged without the plan: every rank learns it first */
+  cls = mpisw_cio_agree(f->comm, cls, why, whylen);
+  if (cls) goto out;
+
+  int io_err = 0, local = 0; /* local: this rank's plan or buffers failed */
+  for (int r = 0; r < nrounds; r++) {
+    double t0 = now();
+    if (!local && plan_round(&pl, a, x, r)) local = MPI_ERR_NO_MEM;
+    /* sizes of the messages to each rank */
+    size_t total = 0;
+    for (int p = 0; p < P; p++) {
+      MPI_Count n = local ? 0 : pl.dst_first[p + 1] - pl.dst_first[p];
+      size_t bytes = n ? 8 + 16 * (size_t)n : 0;
+      if (op->writing)
+        for (MPI_Count i = pl.dst_first[p]; !local && i < pl.dst_first[p + 1]; i++)
+          bytes += (size_t)pl.parts[i].len;
+      if (bytes > INT_MAX) local = MPI_ERR_INTERN, bytes = 0;
+      b.scount[p] = (int)bytes;
+    }
+    if (local) memset(b.scount, 0, sizeof(int) * (size_t)P);
+    if (displs(b.scount, b.sdispl, P, &total) || grow(&b.send, &b.send_cap, total ? total : 1)) {
+      if (!local) local = MPI_ERR_NO_MEM;
+      memset(b.scount, 0, sizeof(int) * (size_t)P);
+      displs(b.scount, b.sdispl, P, &total);
+    }
+    for (int p = 0; p < P && !local; p++) {
+      if (!b.scount[p]) continue;
+      char *w = b.send + b.sdispl[p];
+      int64_t n = pl.dst_first[p + 1] - pl.dst_first[p];
+      memcpy(w, &n, 8);
+      w += 8;
+      for (MPI_Count i = pl.dst_first[p]; i < pl.dst_first[p + 1]; i++) {
+        int64_t pair[2] = {pl.parts[i].off, pl.parts[i].len};
+        memcpy(w, pair, 16);
+        w += 16;
+      }
+      if (op->writing)
+        for (MPI_Count i = pl.dst_first[p]; i < pl.dst_first[p + 1]; i++) {
+          mpisw_typemap_pack(op->mem, op->buf, op->count, pl.parts[i].spos, pl.parts[i].len, w);
+          w += pl.parts[i].len;
+        }
+    }
+    PMPI_Alltoall(b.scount, 1, MPI_INT, b.rcount, 1, MPI_INT, f->comm);
+    size_t rtotal = 0;
+    if (displs(b.rcount, b.rdispl, P, &rtotal) || grow(&b.recv, &b.recv_cap, rtotal ? rtotal : 1))
+      no_room(f, rtotal);
+    PMPI_Alltoallv(b.send, b.scount, b.sdispl, MPI_BYTE, b.recv, b.rcount, b.rdispl, MPI_BYTE,
+                   f->comm);
+    op->r->t_shuffle += now() - t0;
+
+    /* the aggregator's part */
+    MPI_Offset wlo = 0, whi = 0;
+    int mine = my_dom >= 0 && window(x, my_dom, r, pl.cbs, &wlo, &whi);
+    if (op->writing) {
+      MPI_Count nruns = 0;
+      if (mine && !local) {
+        t0 = now();
+        for (int p = 0; p < P; p++) {
+          if (!b.rcount[p]) continue;
+          const char *rd = b.recv + b.rdispl[p];
+          int64_t n;
+          memcpy(&n, rd, 8);
+          const char *data = rd + 8 + 16 * n;
+          if (nruns + n > b.runs_cap) {
+            MPI_Count cap = (nruns + n) * 2;
+            struct part *nr = realloc(b.runs, (size_t)cap * sizeof *nr);
+            if (!nr) {
+              local = MPI_ERR_NO_MEM;
+              break;
+            }
+            b.runs = nr;
+            b.runs_cap = cap;
+          }
+          for (int64_t i = 0; i < n; i++) {
+            int64_t pair[2];
+            memcpy(pair, rd + 8 + 16 * i, 16);
+            memcpy(b.cbuf + (pair[0] - wlo), data, (size_t)pair[1]);
+            data += pair[1];
+            b.runs[nruns++] = (struct part){pair[0], pair[1], 0};
+          }
+        }
+        op->r->t_shuffle += now() - t0;
+        t0 = now();
+        if (!local && !io_err && nruns) io_err = write_runs(f->fd, b.cbuf, wlo, b.runs, nruns);
+        op->r->t_io += now() - t0;
+      }
+      continue;
+    }
+
+    /* reading: the span asked for, read once, the answers sent back */
+    int *bcount = b.rcount, *bdispl = b.rdispl; /* reused: answers' sizes */
+    int *acount = malloc(sizeof(int) * 2 * (size_t)P), *adispl = acount ? acount + P : NULL;
+    char *answer = NULL;
+    size_t atotal = 0;
+    if (!acount) no_room(f, sizeof(int) * 2 * (size_t)P);
+    {
+      MPI_Offset smin = INT64_MAX, smax = 0;
+      for (int p = 0; p < P; p++) {
+        acount[p] = 0;
+        if (!mine || !b.rcount[p]) continue; /* asked: always answered */
+        const char *rd = b.recv + b.rdispl[p];
+        int64_t n;
+        memcpy(&n, rd, 8);
+        size_t sum = 0;
+        for (int64_t i = 0; i < n; i++) {
+          int64_t pair[2];
+          memcpy(pair, rd + 8 + 16 * i, 16);
+          if (pair[0] < smin) smin = pair[0];
+          if (pair[0] + pair[1] > smax) smax = pair[0] + pair[1];
+          sum += (size_t)pair[1];
+        }
+        acount[p] = (int)sum;
+      }
+      if (displs(acount, adispl, P, &atotal) || !(answer = calloc(atotal ? atotal : 1, 1)))
+        no_room(f, atotal);
+      if (mine && smin < smax) {
+        t0 = now();
+        if (!io_err) io_err = mpisw_cio_pread(f->fd, b.cbuf, (size_t)(smax - smin), smin);
+        op->r->t_io += now() - t0;
+        t0 = now();
+        for (int p = 0; p < P && !io_err; p++) {
+          if (!acount[p]) continue;
+          const char *rd = b.recv + b.rdispl[p];
+          int64_t n;
+          memcpy(&n, rd, 8);
+          char *w = answer + adispl[p];
+          for (int64_t i = 0; i < n; i++) {
+            int64_t pair[2];
+            memcpy(pair, rd + 8 + 16 * i, 16);
+            memcpy(w, b.cbuf + (pair[0] - smin), (size_t)pair[1]);
+            w += pair[1];
+          }
+        }
+        op->r->t_shuffle += now() - t0;
+      }
+    }
+    t0 = now();
+    /* what this rank gets back from each aggregator: the bytes it asked for */
+    size_t btotal = 0;
+    for (int p = 0; p < P; p++) {
+      size_t sum = 0;
+      for (MPI_Count i = local ? 0 : pl.dst_first[p]; !local && i < pl.dst_first[p + 1]; i++)
+        sum += (size_t)pl.parts[i].len;
+      bcount[p] = (int)sum;
+    }
+    if (displs(bcount, bdispl, P, &btotal) || grow(&b.recv, &b.recv_cap, btotal ? btotal : 1))
+      no_room(f, btotal);
+    PMPI_Alltoallv(answer, acount, adispl, MPI_BYTE, b.recv, bcount, bdispl, MPI_BYTE, f->comm);
+    if (!local)
+      for (int p = 0; p < P; p++) {
+        const char *rd = b.recv + bdispl[p];
+        for (MPI_Count i = pl.dst_first[p]; i < pl.dst_first[p + 1]; i++) {
+          mpisw_typemap_unpack(op->mem, rd, pl.parts[i].spos, pl.parts[i].len, op->buf,
+                               op->count);
+          rd += pl.parts[i].len;
+        }
+      }
+    free(answer);
+    free(acount);
+    op->r->t_shuffle += now() - t0;
+  }
+  op->r->rounds = nrounds;
+  if (local) {
+    cls = local;
+    snprintf(why, whylen, "no memory for a round of the exchange (cb_buffer_size=%lld)",
+             (long long)pl.cbs);
+  } else if (io_err) {
+    cls = io_err == ENOSPC ? MPI_ERR_NO_SPACE : io_err == EDQUOT ? MPI_ERR_QUOTA : MPI_ERR_IO;
+    snprintf(why, whylen, "%s of %s failed: %s", op->writing ? "pwrite" : "pread", f->path,
+             strerror(io_err));
+  }
+  cls = mpisw_cio_agree(f->comm, cls, why, whylen);
+out:
+  free(pl.dom_of);
+  free(pl.cursor);
+  free(pl.maxend);
+  free(pl.parts);
+  free(pl.dst_first);
+  free(b.scount);
+  free(b.send);
+  free(b.recv);
+  free(b.cbuf);
+  free(b.runs);
+  return cls;
+}

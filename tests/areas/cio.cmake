@@ -1,0 +1,45 @@
+# The collective I/O engine (src/cio/; docs/COLLECTIVE_IO.md "The engine",
+# "Hints and report"). ctest -L cio. One machine poses as several nodes with
+# MPISW_TOPO_HOSTNAME=n%r (every rank its own node: one file domain per rank
+# by default, and hop distances between them).
+add_executable(t_cio ${CMAKE_CURRENT_SOURCE_DIR}/mpi/t_cio.c)
+target_link_libraries(t_cio PRIVATE mpisw_testlib mpisw)
+
+# Every view x every strategy byte-identical to the MPI's own collective
+# write, read back by the engine and by the MPI on the same handle: one node
+# (one aggregator), every rank a node with a 64-byte collective buffer (many
+# rounds), cb_nodes=auto, and more aggregators than nodes.
+mpisw_mpi_test(cio_views PROG t_cio ARGS views NP 1 2 LABELS cio)
+mpisw_mpi_test(cio_views_rounds PROG t_cio ARGS views - 64 NP 2 LABELS cio
+               ENV MPISW_TOPO_HOSTNAME=n%r)
+mpisw_mpi_test(cio_views_auto PROG t_cio ARGS views auto 256 NP 2 LABELS cio
+               ENV MPISW_TOPO_HOSTNAME=n%r)
+# np 4 (MPICH busy-polls 4 ranks on 2 cores: a few views)
+mpisw_mpi_test(cio_views4 PROG t_cio NP 4 LABELS cio extended
+               ARGS views auto 256 subarray3d,darray,indexed_holes,zero_count,pointer
+               ENV MPISW_TOPO_HOSTNAME=n0,n0,n1,n1)
+mpisw_mpi_test(cio_views4_cbnodes PROG t_cio NP 4 LABELS cio extended
+               ARGS views 3 1000 subarray2d,struct,write_at_all)
+
+# Bad hints, ranks that disagree (at open, in a call): the error on every rank.
+mpisw_mpi_test(cio_errors PROG t_cio ARGS errors NP 1 2 LABELS cio)
+mpisw_mpi_test(cio_errors4 PROG t_cio ARGS errors NP 4 LABELS cio extended)
+mpisw_mpi_test(cio_env_strategy PROG t_cio NP 2 LABELS cio
+               ARGS enverror 0 "MPISW_CB_STRATEGY: not a strategy (otp, latp, tatp or romio)"
+               ENV MPISW_CB_STRATEGY=bogus)
+mpisw_mpi_test(cio_env_topology PROG t_cio NP 2 LABELS cio
+               ARGS enverror 1 "MPISW_TOPOLOGY: cannot open the topology file /nonexistent-mpisw-cio.conf"
+               ENV MPISW_CB_STRATEGY=tatp MPISW_TOPOLOGY=/nonexistent-mpisw-cio.conf)
+
+# The report: info keys (TATP 0 hop-bytes where OTP moves every byte, the
+# link load), nonblocking and split forms; MPISW_REPORT's line per call.
+set(_expect ${MPISW_SH} ${MPISW_TOOLS}/expect_stderr.sh)
+mpisw_mpi_test(cio_report PROG t_cio ARGS report NP 2 LABELS cio
+               ENV MPISW_TOPO_HOSTNAME=n%r MPISW_REPORT=1
+               DRIVER ${_expect}
+                      "has:mpisw: collective I/O: write_at_all on"
+                      "once:strategy=tatp cb_nodes=2 aggregators=1,0 bytes=8192 rounds=1 hopbytes=0 hopbytes_otp=16384 hopbytes_latp=0 hopbytes_tatp=0 max_link_load=0"
+                      "once:strategy=otp cb_nodes=2 aggregators=0,1 bytes=8192 rounds=1 hopbytes=16384"
+                      "once:mpisw: collective I/O engine: 6 collective calls" --)
+mpisw_mpi_test(cio_report4 PROG t_cio ARGS report NP 4 LABELS cio extended
+               ENV MPISW_TOPO_HOSTNAME=n%r)
