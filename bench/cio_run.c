@@ -28,14 +28,17 @@
  *
  * Records (rank 0, one JSON line each): "phase":"model" once: the
  * benchmark's own model of the call (file domains as ROMIO cuts them, the
- * engine's distance matrix D of src/cio/topo_ranks.c, ROMIO's candidates:
- * the first rank of each node, cb_nodes of them at most) with each
+ * engine's distance matrix D of src/cio/topo_ranks.c, the engine's rules:
+ * cb_nodes domains, one per node by default; OTP in ROMIO's order of ranks,
+ * LATP and TATP over every rank) with each
  * strategy's hop-bytes, bytes moved between processes and maximum link load
  * (src/core/cb_assign.c, src/topo/net.c); "phase":"write"/"read" per round
  * and side: bytes, seconds, GBps (bytes / seconds / 1e9), the model's
  * figures of the side's assignment (romio: OTP's) and the engine's per-call
  * figures read with MPI_File_get_info ("engine": 1 when the file answered
- * mpisw_cb_strategy; engine_t_* the slowest rank's stage times). */
+ * mpisw_cb_strategy; engine_time_* the slowest rank's stage times). The
+ * model and the engine agree exactly when the engine cuts its domains as
+ * ROMIO does (no striping_unit, no romio_min_fdomain_size). */
 #include "cio_run.h"
 
 #include <fcntl.h>
@@ -244,17 +247,24 @@ static void build_model(const struct cio_pattern *pt, const struct opts *o, stru
   md->nodes = t.nnodes;
   md->flat = t.flat;
   snprintf(md->topology, sizeof md->topology, "%s", t.file);
-  /* ROMIO's default candidates (cb_config_list "*:1"): the first rank of
-   * each node, nodes in rank order; cb_nodes of them at most. */
-  long cand[4096];
-  int m = 0;
-  for (int r = 0; r < nprocs && m < 4096; r++) {
-    int first = 1;
-    for (int q = 0; q < r; q++)
-      if (t.node_of[q] == t.node_of[r]) first = 0;
-    if (first) cand[m++] = r;
-  }
-  if (o->cb_nodes && o->cb_nodes < m) m = o->cb_nodes;
+  /* The engine's rules (src/cio/assign.c, calls.c): cb_nodes domains (by
+   * default one per node, at most P); OTP gives domain d to the d-th rank of
+   * ROMIO's order (the first rank of each node, nodes in rank order, then
+   * the second of each, ...); LATP and TATP may choose any rank, each rank
+   * one domain at most. */
+  long *romio = malloc(sizeof *romio * (size_t)nprocs), *all = malloc(sizeof *all * (size_t)nprocs);
+  if (!romio || !all) bench_die("the model: out of memory");
+  int n = 0;
+  for (int round = 0; n < nprocs; round++)
+    for (int node = 0; node < t.nnodes; node++)
+      for (int p = 0, seen = 0; p < nprocs; p++)
+        if (t.node_of[p] == node && seen++ == round) {
+          romio[n++] = p;
+          break;
+        }
+  for (int p = 0; p < nprocs; p++) all[p] = p;
+  int m = o->cb_nodes ? o->cb_nodes : t.nnodes;
+  if (m > nprocs) m = nprocs;
   md->domains = m;
   if (rank == 0) {
     double *C = malloc(sizeof *C * (size_t)nprocs * (size_t)m);
@@ -263,12 +273,14 @@ static void build_model(const struct cio_pattern *pt, const struct opts *o, stru
     uint64_t *down = malloc(sizeof *down * (size_t)t.net.nverts);
     if (!C || !traffic || !up || !down) bench_die("the model: out of memory");
     cio_pattern_comm_matrix(pt, m, C);
-    struct mpisw_cb_problem pb = {(size_t)nprocs, (size_t)m, C, t.D, cand, (size_t)m};
-    long agg[4096];
+    struct mpisw_cb_problem pb = {(size_t)nprocs, (size_t)m, C, t.D, all, (size_t)nprocs};
+    long *agg = malloc(sizeof *agg * (size_t)m);
+    if (!agg) bench_die("the model: out of memory");
     for (int s = 0; s < NSTRAT; s++) {
+      pb.cand = s == OTP ? romio : all;
       int rc = s == OTP    ? mpisw_cb_otp(&pb, agg)
                : s == LATP ? mpisw_cb_latp(&pb, agg)
-                           : mpisw_cb_tatp(&pb, 0, NULL, agg);
+                           : mpisw_cb_tatp(&pb, 1, NULL, agg);
       if (rc) bench_die("the model: %s assignment failed (code %d)", strat_name[s], rc);
       md->hopbytes[s] = mpisw_cb_hopbytes(&pb, agg);
       md->moved[s] = mpisw_cb_moved_bytes(&pb, agg);
@@ -281,11 +293,14 @@ static void build_model(const struct cio_pattern *pt, const struct opts *o, stru
         }
       md->max_link[s] = (double)mpisw_topo_link_loads(&t.net, traffic, up, down, NULL, NULL);
     }
+    free(agg);
     free(C);
     free(traffic);
     free(up);
     free(down);
   }
+  free(romio);
+  free(all);
   mpisw_cio_topo_free(&t);
 }
 
@@ -352,7 +367,8 @@ static const char *engine_keys[] = {
     "mpisw_cb_strategy", "mpisw_cb_aggregators", "mpisw_cb_hopbytes",
     "mpisw_cb_max_link_load", "mpisw_cb_time_metadata", "mpisw_cb_time_assign",
     "mpisw_cb_time_shuffle", "mpisw_cb_time_io", "mpisw_cb_hopbytes_otp",
-    "mpisw_cb_hopbytes_latp", "mpisw_cb_hopbytes_tatp"};
+    "mpisw_cb_hopbytes_latp", "mpisw_cb_hopbytes_tatp", "mpisw_cb_domains",
+    "mpisw_cb_rounds"};
 #define NKEYS (sizeof engine_keys / sizeof *engine_keys)
 
 /* Appends ,"engine":0|1 and the keys the file answered to out; times are the
