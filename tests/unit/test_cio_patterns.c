@@ -12,10 +12,11 @@
  *    a node, 2 under one leaf, 4 across the core), processes packed,
  *    scattered round robin and shuffled, ROMIO's candidates (the first
  *    process of each node, cb_nodes of them): TATP's hop-bytes equal the
- *    optimum found by enumerating every assignment (<= 8 domains), also
- *    over all processes (any_process) where that is at most 2e6
- *    assignments; TATP <= OTP and <= LATP; LATP moves no more bytes than
- *    OTP. Prints each configuration's hop-bytes. */
+ *    optimum found by enumerating every assignment (<= 8 domains); TATP <=
+ *    OTP and <= LATP; LATP moves no more bytes than OTP. With the engine's
+ *    rules (src/cio/assign.c: LATP and TATP may choose any process) the
+ *    same, TATP's optimum checked by enumeration where there are at most
+ *    2e6 assignments. Prints each configuration's hop-bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,16 +131,24 @@ static void check_assign(const struct cio_pattern *pt, const int *node_of, int n
         placement, ht, ho, hl);
   CHECK(mpisw_cb_moved_bytes(&pb, latp) <= mpisw_cb_moved_bytes(&pb, otp),
         "%s P=%d %s: LATP moves more than OTP", kind, P, placement);
-  /* any_process: all P rows; brute force where P!/(P-m)! <= 2e6 */
+  /* The engine's rules (src/cio/assign.c): LATP over every rank, TATP over
+   * every rank (any_process); brute force where P!/(P-m)! <= 2e6. */
+  long all[64], latp_all[16];
+  for (int r = 0; r < P; r++) all[r] = r;
+  struct mpisw_cb_problem pall = {(size_t)P, (size_t)m, C, D, all, (size_t)P};
+  CHECK(!mpisw_cb_tatp(&pb, 1, NULL, tany) && !mpisw_cb_latp(&pall, latp_all),
+        "TATP or LATP over every rank failed");
+  double ha = mpisw_cb_hopbytes(&pb, tany), hla = mpisw_cb_hopbytes(&pall, latp_all);
+  CHECK(ha <= ht && ha <= hla && ha <= ho, "%s P=%d %s: TATP over every rank %.0f above "
+        "TATP %.0f, LATP %.0f or OTP %.0f", kind, P, placement, ha, ht, hla, ho);
+  CHECK(mpisw_cb_moved_bytes(&pall, latp_all) <= mpisw_cb_moved_bytes(&pb, otp),
+        "%s P=%d %s: LATP over every rank moves more than OTP", kind, P, placement);
   double count = 1;
   for (int i = 0; i < m; i++) count *= P - i;
   if (count <= 2e6) {
-    long all[64];
-    for (int r = 0; r < P; r++) all[r] = r;
-    CHECK(!mpisw_cb_tatp(&pb, 1, NULL, tany), "TATP any_process failed");
-    double ha = mpisw_cb_hopbytes(&pb, tany), opta = brute(&pb, all, P);
-    CHECK(ha == opta && ha <= ht, "%s P=%d %s any_process: TATP %.0f, brute force %.0f", kind,
-          P, placement, ha, opta);
+    double opta = brute(&pb, all, P);
+    CHECK(ha == opta, "%s P=%d %s any_process: TATP %.0f, brute force %.0f", kind, P, placement,
+          ha, opta);
     any_checked++;
   }
   cases++;
@@ -147,8 +156,8 @@ static void check_assign(const struct cio_pattern *pt, const int *node_of, int n
   latp_gt_otp += hl > ho;
   tatp_lt_latp += ht < hl;
   printf("%-4s P=%-2d nodes=%d %-9s cb_nodes=%d domains=%d  hop-bytes OTP %-9.0f LATP %-9.0f "
-         "TATP %-9.0f (brute force %.0f)\n",
-         kind, P, nnodes, placement, cb_nodes, m, ho, hl, ht, opt);
+         "TATP %-9.0f (brute force %.0f); over every rank LATP %-9.0f TATP %.0f\n",
+         kind, P, nnodes, placement, cb_nodes, m, ho, hl, ht, opt, hla, ha);
   free(C);
   free(D);
 }
