@@ -183,7 +183,7 @@ def plot(suite, summary, runs, out, stamp, plt):
             if x["bench"] == bench:
                 get[(f.get("where"), f.get("sim_placement"), f.get("nprocs"), f.get("phase"),
                      f.get("side"))] = x["metrics"]
-        fig, axes = plt.subplots(1, 3, figsize=(17, 4.8))
+        fig, axes = plt.subplots(1, 4, figsize=(22, 4.8))
         labels = [f"{w if w == 'one node' else 'sim ' + str(p)}\n{n} ranks" for w, p, n in cfgs]
         width = 0.8 / len(sides)
         # 1. hop-bytes per strategy (the model; the engine's where it answered)
@@ -210,8 +210,25 @@ def plot(suite, summary, runs, out, stamp, plt):
         ax.set_ylabel("hop-bytes of the call (MiB x hops)")
         ax.set_title("hop-bytes per strategy")
         legend_outside(ax)
-        # 2. write time per side
+        # 2. the busiest link's load per strategy (the model)
         ax = axes[1]
+        for j, side in enumerate(("otp", "latp", "tatp")):
+            xs, ys = [], []
+            for i, (w, p, n) in enumerate(cfgs):
+                m = get.get((w, p, n, "model", None)) or {}
+                v = m.get(f"max_link_load_{side}")
+                if v and v["median"] > 0:
+                    xs.append(i + (j - 1) * 0.27)
+                    ys.append(v["median"] / MiB)
+            if xs:
+                ax.bar(xs, ys, width=0.27, label=side.upper())
+        ax.set_xticks(range(len(cfgs)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_ylabel("MiB on the busiest link (one direction)")
+        ax.set_title("maximum link load per strategy (model)")
+        legend_outside(ax)
+        # 3. write time per side
+        ax = axes[2]
         for j, side in enumerate(sides):
             xs, pts = [], []
             for i, (w, p, n) in enumerate(cfgs):
@@ -227,8 +244,8 @@ def plot(suite, summary, runs, out, stamp, plt):
         ax.set_ylabel("MPI_File_write_all seconds (median, min-max)")
         ax.set_title("write time per side")
         legend_outside(ax)
-        # 3. the engine's stage times (median of the slowest rank's)
-        ax = axes[2]
+        # 4. the engine's stage times (median of the slowest rank's)
+        ax = axes[3]
         stages = ("metadata", "assign", "shuffle", "io")
         bars = [(i, side) for i in range(len(cfgs)) for side in ENGINE_SIDES]
         bottom = [0.0] * len(bars)
