@@ -5,7 +5,8 @@
  * part in each (one Alltoall of message sizes, one Alltoallv of messages).
  *
  * A message from a rank to an aggregator is [n][n x (offset, length)] and,
- * when writing, the n pieces' bytes after it. Writing, the aggregator lays
+ * when writing, the n pieces' bytes after it. An aggregator's own pieces do
+ * not travel: it copies them between the user's buffer and its own. Writing, the aggregator lays
  * the pieces into its buffer (senders in rank order: with overlapping
  * writes the higher rank's bytes win) and writes each run of adjacent
  * pieces with one pwrite: only the bytes written change, holes stay as they
@@ -194,9 +195,10 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
     /* sizes of the messages to each rank */
     size_t total = 0;
     for (int p = 0; p < P; p++) {
-      MPI_Count n = local ? 0 : pl.dst_first[p + 1] - pl.dst_first[p];
+      /* this rank's own parts never travel: copied where they go below */
+      MPI_Count n = local || p == me ? 0 : pl.dst_first[p + 1] - pl.dst_first[p];
       size_t bytes = n ? 8 + 16 * (size_t)n : 0;
-      if (op->writing)
+      if (op->writing && n)
         for (MPI_Count i = pl.dst_first[p]; !local && i < pl.dst_first[p + 1]; i++)
           bytes += (size_t)pl.parts[i].len;
       if (bytes > INT_MAX) local = MPI_ERR_INTERN, bytes = 0;
@@ -241,11 +243,12 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
       if (mine && !local) {
         t0 = now();
         for (int p = 0; p < P; p++) {
-          if (!b.rcount[p]) continue;
-          const char *rd = b.recv + b.rdispl[p];
-          int64_t n;
-          memcpy(&n, rd, 8);
-          const char *data = rd + 8 + 16 * n;
+          int self = p == me;
+          if (!self && !b.rcount[p]) continue;
+          const char *rd = self ? NULL : b.recv + b.rdispl[p];
+          int64_t n = self ? pl.dst_first[me + 1] - pl.dst_first[me] : 0;
+          if (!self) memcpy(&n, rd, 8);
+          const char *data = self ? NULL : rd + 8 + 16 * n;
           if (nruns + n > b.runs_cap) {
             MPI_Count cap = (nruns + n) * 2;
             struct part *nr = realloc(b.runs, (size_t)cap * sizeof *nr);
@@ -258,9 +261,16 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
           }
           for (int64_t i = 0; i < n; i++) {
             int64_t pair[2];
-            memcpy(pair, rd + 8 + 16 * i, 16);
-            memcpy(b.cbuf + (pair[0] - wlo), data, (size_t)pair[1]);
-            data += pair[1];
+            if (self) { /* straight from the user's buffer */
+              const struct part *q = &pl.parts[pl.dst_first[me] + i];
+              pair[0] = q->off, pair[1] = q->len;
+              mpisw_typemap_pack(op->mem, op->buf, op->count, q->spos, q->len,
+                                 b.cbuf + (q->off - wlo));
+            } else {
+              memcpy(pair, rd + 8 + 16 * i, 16);
+              memcpy(b.cbuf + (pair[0] - wlo), data, (size_t)pair[1]);
+              data += pair[1];
+            }
             b.runs[nruns++] = (struct part){pair[0], pair[1], 0};
           }
         }
@@ -296,6 +306,11 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
         }
         acount[p] = (int)sum;
       }
+      for (MPI_Count i = pl.dst_first[me]; mine && !local && i < pl.dst_first[me + 1]; i++) {
+        const struct part *q = &pl.parts[i]; /* this rank's own: not sent */
+        if (q->off < smin) smin = q->off;
+        if (q->off + q->len > smax) smax = q->off + q->len;
+      }
       if (displs(acount, adispl, P, &atotal) || !(answer = calloc(atotal ? atotal : 1, 1)))
         no_room(f, atotal);
       if (mine && smin < smax) {
@@ -316,6 +331,11 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
             w += pair[1];
           }
         }
+        for (MPI_Count i = pl.dst_first[me]; !local && !io_err && i < pl.dst_first[me + 1]; i++) {
+          const struct part *q = &pl.parts[i];
+          mpisw_typemap_unpack(op->mem, b.cbuf + (q->off - smin), q->spos, q->len, op->buf,
+                               op->count);
+        }
         op->r->t_shuffle += now() - t0;
       }
     }
@@ -324,7 +344,7 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
     size_t btotal = 0;
     for (int p = 0; p < P; p++) {
       size_t sum = 0;
-      for (MPI_Count i = local ? 0 : pl.dst_first[p]; !local && i < pl.dst_first[p + 1]; i++)
+      for (MPI_Count i = pl.dst_first[p]; !local && p != me && i < pl.dst_first[p + 1]; i++)
         sum += (size_t)pl.parts[i].len;
       bcount[p] = (int)sum;
     }
@@ -333,6 +353,7 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
     PMPI_Alltoallv(answer, acount, adispl, MPI_BYTE, b.recv, bcount, bdispl, MPI_BYTE, f->comm);
     if (!local)
       for (int p = 0; p < P; p++) {
+        if (p == me) continue;
         const char *rd = b.recv + bdispl[p];
         for (MPI_Count i = pl.dst_first[p]; i < pl.dst_first[p + 1]; i++) {
           mpisw_typemap_unpack(op->mem, rd, pl.parts[i].spos, pl.parts[i].len, op->buf,

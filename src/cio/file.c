@@ -160,6 +160,14 @@ static int file_make(MPI_Comm comm, const char *name, int amode, const struct ci
   return topo_get(comm, &f->topo, e);
 }
 
+/* An open's error, raised on MPI_FILE_NULL's handler (the one MPI-IO gives
+ * opens). */
+static int open_error(const struct mpisw_error *e) {
+  int code = mpisw_error_code("MPI_File_open", e);
+  mpisw_next.File_call_errhandler(MPI_FILE_NULL, code);
+  return code;
+}
+
 int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                         MPI_File *fh) {
   struct mpisw_error e = {0, ""};
@@ -173,21 +181,22 @@ int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info
   int want = !failed && h.strategy != CIO_ROMIO;
 
   /* The agreement: the lowest failing rank, and the hints' hash at both ends. */
-  int rank, size;
-  if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+  int rank, size, inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+      PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
     return mpisw_next.File_open(comm, filename, amode, info, fh); /* the MPI's error */
   long long hash = want ? (long long)(mpisw_cio_hints_hash(&h, 0) >> 1) : 0;
   long long v[3] = {failed ? rank : size, hash, -hash}, r[3];
   PMPI_Allreduce(v, r, 3, MPI_LONG_LONG, MPI_MIN, comm);
   if (r[0] < size) {
     PMPI_Bcast(&e, (int)sizeof e, MPI_BYTE, (int)r[0], comm);
-    return mpisw_error_code("MPI_File_open", &e);
+    return open_error(&e);
   }
   if (r[1] != -r[2]) {
     mpisw_fail(&e, MPISW_K_HINT, "ranks disagree on the collective I/O hints of %s "
                "(mpisw_cb_strategy or MPISW_CB_STRATEGY, cb_nodes, cb_buffer_size, "
                "striping_unit, romio_min_fdomain_size)", filename);
-    return mpisw_error_code("MPI_File_open", &e);
+    return open_error(&e);
   }
 
   /* ROMIO reads cb_nodes as a number: it does not see "auto". */
@@ -210,7 +219,7 @@ int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info
     PMPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, comm);
     file_free(f);
     mpisw_next.File_close(fh);
-    return mpisw_error_code("MPI_File_open", &e);
+    return open_error(&e);
   }
   pthread_mutex_lock(&files_lock);
   f->next = files;

@@ -146,6 +146,15 @@ foreach(run IN LISTS _m4p_runs)
   mpisw_mpi_props(${tn} ${np} "realprog;python;preload")
   set_tests_properties(${tn} PROPERTIES TIMEOUT 180 FIXTURES_REQUIRED realprog_mpi4py)
 endforeach()
+# mpi4py's tests with collective I/O through the engine (MPISW_CB_STRATEGY=tatp,
+# src/cio/): the baseline's counts on 2 ranks. make test-extended.
+add_test(NAME realprog_mpi4py_engine_np2
+         COMMAND ${MPISW_SH} -c "c=\${MPISW_REALPROG_CACHE:-$1}; shift; exec sh \"$0\" \"$c\" \"$@\""
+                 ${_rp_dir}/run_mpi4py.sh ${_rp_cache} ${MPISW_MPI_FLAVOR} engine 2 ${_m4p_baseline}
+                 $<TARGET_FILE:mpisw> -- ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
+mpisw_mpi_props(realprog_mpi4py_engine_np2 2 "realprog;python;preload;extended")
+set_tests_properties(realprog_mpi4py_engine_np2 PROPERTIES TIMEOUT 180
+                     FIXTURES_REQUIRED realprog_mpi4py)
 
 # ---- MPICH's own test/mpi/io (Debian's mpich source package; fetched,
 # checked and built once per MPI by tests/realprog/mpich_io.sh fetch). All 29
@@ -163,7 +172,8 @@ set_tests_properties(realprog_mpich_io_fetch PROPERTIES TIMEOUT 600 SKIP_RETURN_
                      LABELS "realprog" FIXTURES_SETUP realprog_mpich_io)
 set(_mio_runs)
 if(MPISW_MPI_FLAVOR STREQUAL "mpich")
-  list(APPEND _mio_runs linked)
+  # linked, and linked with collective calls through the engine (src/cio/)
+  list(APPEND _mio_runs linked engine)
 endif()
 if(MPISW_REALPROG_POOLED)
   list(APPEND _mio_runs pooled)
@@ -174,8 +184,8 @@ foreach(mode IN LISTS _mio_runs)
            COMMAND ${MPISW_SH} -c "c=\${MPISW_REALPROG_CACHE:-$1}; shift; exec sh \"$0\" run \"$c\" \"$@\""
                    ${_rp_dir}/mpich_io.sh ${_rp_cache} ${mode} quick $<TARGET_FILE:mpisw>
                    ${MPISW_MPI_FLAVOR} -- ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
-  set(labels "realprog;mpi;extended")   # linked: .ci/run (make test-extended)
-  if(NOT mode STREQUAL "linked")
+  set(labels "realprog;mpi;extended")   # linked, engine: .ci/run (make test-extended)
+  if(NOT mode STREQUAL "linked" AND NOT mode STREQUAL "engine")
     set(labels "realprog;mpi;preload")
   endif()
   mpisw_mpi_props(${tn} 4 "${labels}")

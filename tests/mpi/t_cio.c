@@ -409,6 +409,23 @@ static int errors(void) {
     CHECK_MPI(MPI_File_close(&fh));
     MPI_Info_free(&info);
   }
+  /* a full disk under an aggregator (/dev/full): MPI_ERR_NO_SPACE on every rank */
+  if (access("/dev/full", W_OK) == 0) {
+    info = hints("tatp", NULL, NULL);
+    MPI_File fh;
+    int rc = MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh);
+    if (rc == MPI_SUCCESS) {
+      int x[64] = {0}, cls;
+      rc = MPI_File_write_at_all(fh, 256 * me, x, 64, MPI_INT, MPI_STATUS_IGNORE);
+      MPI_Error_class(rc, &cls);
+      CHECK(cls == MPI_ERR_NO_SPACE, "a write_all on /dev/full: %s", tl_errstr(rc));
+      MPI_File_close(&fh);
+    } else if (me == 0) {
+      printf("errors: the MPI does not open /dev/full (%s): full-disk case not run\n",
+             tl_errstr(rc));
+    }
+    MPI_Info_free(&info);
+  }
   if (me == 0) printf("errors: every rank got the error\n");
   return 0;
 }
@@ -505,10 +522,21 @@ static int report(void) {
   CHECK_MPI(MPI_File_read_at_all_end(fh, y + n / 2, &st));
   for (int i = 0; i < n; i++) CHECK(y[i] == -i - me, "read back %d: %d", i, y[i]);
   CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "6"), "calls %s", info_val(fh, "mpisw_cb_calls"));
+  /* atomic mode: the MPI's own collective write, not the engine's */
+  CHECK_MPI(MPI_File_set_atomicity(fh, 1));
+  for (int i = 0; i < n; i++) x[i] = 7 * i + me;
+  CHECK_MPI(MPI_File_write_at_all(fh, at, x, n, MPI_INT, MPI_STATUS_IGNORE));
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "6"), "atomic mode: the engine took the call");
+  CHECK_MPI(MPI_File_set_atomicity(fh, 0));
+  CHECK_MPI(MPI_File_read_at_all(fh, at, y, n, MPI_INT, MPI_STATUS_IGNORE));
+  for (int i = 0; i < n; i++) CHECK(y[i] == 7 * i + me, "after atomic mode %d: %d", i, y[i]);
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "7"), "calls %s", info_val(fh, "mpisw_cb_calls"));
   CHECK_MPI(MPI_File_close(&fh));
   MPI_Info_free(&info);
   free(x), free(y);
-  if (me == 0) printf("report: info keys, TATP 0 hop-bytes where OTP %.0f, nonblocking and split\n", otp);
+  if (me == 0)
+    printf("report: info keys, TATP 0 hop-bytes where OTP %.0f, nonblocking and split, atomic "
+           "mode left to the MPI\n", otp);
   return 0;
 }
 

@@ -161,7 +161,7 @@ run() {
   shift 4
   [ "${1:-}" = "--" ] && shift
   [ -f "$stamp" ] || fetch "$cache" "$mpi" >/dev/null
-  case "$mode" in plain | preload | linked | pooled) ;; *) die "unknown mode $mode" ;; esac
+  case "$mode" in plain | preload | linked | pooled | engine) ;; *) die "unknown mode $mode" ;; esac
   rodir=
   if [ "$mode" = pooled ] && [ "$(id -u)" = 0 ]; then
     if [ -z "${MPISW_IN_MOUNTNS:-}" ] && unshare --mount --propagation private true 2>/dev/null; then
@@ -176,12 +176,12 @@ run() {
   trap '[ "${MPISW_TEST_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
   trap 'exit 143' INT TERM
   bindir=$tree/io
-  if [ "$mode" = linked ]; then
+  if [ "$mode" = linked ] || [ "$mode" = engine ]; then
     # Relinked once per libmpisw (by path) and again when it changes.
     bindir=$base$sub/linked-$(printf '%s' "$lib" | cksum | cut -d' ' -f1)
     mkdir -p "$bindir" || die "cannot create $bindir"
   fi
-  passed=0 failed=0 names= left=
+  passed=0 failed=0 names= left= served=0
   while read -r prog np opts; do
     case "$prog" in '' | '#'*) continue ;; esac
     if [ "$set" = quick ]; then
@@ -194,7 +194,7 @@ run() {
     for o in $opts; do
       case "$o" in arg=*) args="$args ${o#arg=}" ;; esac
     done
-    if [ "$mode" = linked ] && ! { [ "$bindir/$prog" -nt "$lib" ] && [ "$bindir/$prog" -nt "$tree/io/$prog.o" ]; }; then
+    if { [ "$mode" = linked ] || [ "$mode" = engine ]; } && ! { [ "$bindir/$prog" -nt "$lib" ] && [ "$bindir/$prog" -nt "$tree/io/$prog.o" ]; }; then
       $mpicc -o "$bindir/$prog" "$tree/io/$prog.o" "$tree/dtpools/src/.libs/libdtpools.a" \
         "$tree/util/.libs/libmtest_single.a" \
         -Wl,--no-as-needed,"$lib",-rpath,"$(dirname "$lib")" ||
@@ -210,6 +210,7 @@ run() {
     case "$mode" in
     preload) env="LD_PRELOAD=$lib MPISW_REPORT=1" ;;
     linked) env="MPISW_REPORT=1" ;;
+    engine) env="MPISW_REPORT=1 MPISW_CB_STRATEGY=tatp" ;;
     pooled) env="LD_PRELOAD=$lib MPISW_REPORT=1 MPISW_MEM_PATHS=$(printf '%s' "$POOLED_GLOBS" | sed "s|DIR|$dir|")" ;;
     esac
     t0=$(date +%s.%N)
@@ -237,6 +238,7 @@ run() {
     elif [ "$mode" = pooled ] && [ -n "$(ls -A "$dir")" ]; then
       verdict="files on disk: $(ls -A "$dir" | tr '\n' ' ')"
     fi
+    served=$((served + $(grep -c '^mpisw: collective I/O: ' "$dir.err")))
     if [ "$verdict" = ok ]; then
       passed=$((passed + 1))
       echo "ok   $prog ($np ranks, $secs s)"
@@ -250,6 +252,10 @@ run() {
   done <"$tree/io/testlist"
   echo "mpich io: mode $mode, set $set, MPI $mpi, mpich-$upver/test/mpi/io (Debian source $srcver)"
   [ -n "$left" ] && echo "mpich io: left out on Open MPI's own MPI-IO:$left (see OMPI_REAL_SKIP)"
+  if [ "$mode" = engine ]; then
+    echo "mpich io: the collective I/O engine (MPISW_CB_STRATEGY=tatp) served $served collective calls"
+    [ "$served" -gt 0 ] || { failed=$((failed + 1)); names="$names (no-engine-call)"; }
+  fi
   echo "mpich-io: $passed passed, $failed failed"
   [ "$failed" = 0 ] && [ "$passed" -gt 0 ] || { echo "FAIL:$names"; exit 1; }
 }
@@ -257,5 +263,5 @@ run() {
 case "${1:-}" in
 fetch) [ $# = 2 ] || [ $# = 3 ] || die "usage: mpich_io.sh fetch CACHE [mpich|openmpi]"; fetch "$2" "${3:-mpich}" ;;
 run) [ $# -ge 6 ] || die "usage: mpich_io.sh run CACHE MODE SET LIBMPISW [mpich|openmpi] -- MPIEXEC"; shift; run "$@" ;;
-*) echo "usage: mpich_io.sh fetch CACHE [mpich|openmpi] | run CACHE plain|preload|linked|pooled all|quick LIBMPISW [mpich|openmpi] -- MPIEXEC" >&2; exit 2 ;;
+*) echo "usage: mpich_io.sh fetch CACHE [mpich|openmpi] | run CACHE plain|preload|linked|pooled|engine all|quick LIBMPISW [mpich|openmpi] -- MPIEXEC" >&2; exit 2 ;;
 esac

@@ -21,6 +21,9 @@
 #      pooled-noskip  pooled, with --no-skip-mpi: the tests mpi4py skips for
 #                     the MPI run too (MPICH 4.0: 26 view tests, on which
 #                     ROMIO aborts; Open MPI 4.1: TestDatarep.testRegister)
+#      engine         preload + MPISW_CB_STRATEGY=tatp: collective reads and
+#                     writes through the collective I/O engine (src/cio/); the
+#                     baseline's counts, and rank 0 reports engine calls
 set -u
 cache=$1 mpi=$2 mode=$3 np=$4 expect=$5 lib=$6
 shift 6
@@ -51,7 +54,8 @@ plain) ;;
 preload) vars="$vars LD_PRELOAD=$lib" ;;
 pooled) vars="$vars LD_PRELOAD=$lib MPISW_MEM_PATHS=$tmp/mpi4py*" ;;
 pooled-noskip) vars="$vars LD_PRELOAD=$lib MPISW_MEM_PATHS=$tmp/mpi4py*"; flags=--no-skip-mpi ;;
-*) echo "usage: run_mpi4py.sh CACHE mpich|openmpi plain|preload|pooled|pooled-noskip NP 'PASSED SKIPPED [FAILING...]' LIBMPISW -- MPIEXEC" >&2; exit 2 ;;
+engine) vars="$vars LD_PRELOAD=$lib MPISW_CB_STRATEGY=tatp" ;;
+*) echo "usage: run_mpi4py.sh CACHE mpich|openmpi plain|preload|pooled|pooled-noskip|engine NP 'PASSED SKIPPED [FAILING...]' LIBMPISW -- MPIEXEC" >&2; exit 2 ;;
 esac
 echo "run_mpi4py.sh: $* -n $np env $vars python3 $tests/main.py $flags test_file test_io"
 # Each rank's report to its own file (MPICH's launcher sets PMI_RANK, Open
@@ -98,8 +102,13 @@ case "$mode" in
 plain) [ "$n" = 0 ] || fail "libmpisw was active in the plain run" ;;
 *) [ "$n" = 1 ] || fail "'mpisw: active:' on $n lines of rank 0, expected 1: libmpisw was not loaded" ;;
 esac
+if [ "$mode" = engine ]; then
+  n=$(grep -c '^mpisw: collective I/O: ' "$work/out.0")
+  [ "$n" -gt 0 ] || fail "no 'mpisw: collective I/O:' line: the engine served no call"
+  echo "run_mpi4py.sh: the collective I/O engine served $n collective calls (rank 0's lines)"
+fi
 case "$mode" in
-plain | preload)
+plain | preload | engine)
   [ -z "$(ls -A "$tmp")" ] || fail "files left in TMPDIR: $(ls -A "$tmp" | tr '\n' ' ')"
   ;;
 *)

@@ -124,7 +124,16 @@ static void check_readme(const char *path) {
       CHECK(strstr(col[1], v->type == MPISW_CFG_SIZE ? "size" : "integer") != NULL);
       if (v->page_multiple) CHECK(strstr(col[1], "page size") != NULL);
     }
-    if (v->type == MPISW_CFG_CHOICE) CHECK(strstr(col[1], v->choices) != NULL);
+    if (v->type == MPISW_CFG_CHOICE) { /* every word (a table cell cannot hold "a|b") */
+      char words[256], *save2 = NULL;
+      snprintf(words, sizeof words, "%s", v->choices);
+      for (char *w = strtok_r(words, "|", &save2); w; w = strtok_r(NULL, "|", &save2)) {
+        char quoted[80];
+        snprintf(quoted, sizeof quoted, "`%s`", w);
+        if (!strstr(col[1], quoted)) fprintf(stderr, "  README values of %s lack %s\n", name, quoted);
+        CHECK(strstr(col[1], quoted) != NULL);
+      }
+    }
   }
   fclose(f);
   CHECK(rows == MPISW_CFG_COUNT);
