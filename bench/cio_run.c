@@ -4,13 +4,15 @@
  *       [--rounds R] [--path DIR] [--cb-nodes N] [--cb-buffer-size BYTES]
  *       [--hint KEY=VALUE]... [--fsync outside|inside|none] [--read]
  *       [--verify] [--corrupt] [--label TEXT] [--order shuffle:SEED|R0,R1,...]
+ *       [--no-warmup]
  *
  * Sides (LIST, default otp,latp,tatp,romio): otp, latp, tatp open the file
  * with the info key mpisw_cb_strategy=<side> (mpisw's collective I/O
  * engine), romio without it (the MPI's ROMIO untouched); a side named twice
  * with "-aa" (romio-aa) is the same again, for an A/A pair. Every round runs
- * every side once, in the order given (A B C D A B C D ...), on a fresh file:
- * the file is deleted before each write.
+ * every side once on a fresh file (deleted before each write), round r
+ * starting at the r-th side (A B C D, B C D A, ...), after an untimed
+ * warm-up write of every side (--no-warmup: none).
  *
  * Timed: from a barrier to the end of MPI_File_write_all (MPI_File_read_all
  * for --read), the slowest rank's time; open, set_view and close are not.
@@ -63,7 +65,7 @@ struct opts {
   const char *name;
   long g[3];
   char sides[MAX_SIDES][16];
-  int nsides, rounds, cb_nodes, read, verify, corrupt;
+  int nsides, rounds, cb_nodes, read, verify, corrupt, warmup;
   long cb_buffer;
   const char *dir, *label, *fsync, *order;
   char hints[MAX_HINTS][2][128];
@@ -130,7 +132,7 @@ static void usage(const char *name) {
             "usage: %s [--size N|AxBxC] [--strategies otp,latp,tatp,romio[,SIDE-aa]] "
             "[--rounds R] [--path DIR] [--cb-nodes N] [--cb-buffer-size BYTES] "
             "[--hint KEY=VALUE]... [--fsync outside|inside|none] [--read] [--verify] "
-            "[--corrupt] [--label TEXT] [--order shuffle:SEED|R0,R1,...]\n",
+            "[--corrupt] [--label TEXT] [--order shuffle:SEED|R0,R1,...] [--no-warmup]\n",
             name);
 }
 
@@ -149,7 +151,7 @@ static void parse(int argc, char **argv, enum cio_kind kind, struct opts *o) {
       {"path", 1, 0, 'p'},       {"cb-nodes", 1, 0, 'n'},   {"cb-buffer-size", 1, 0, 'b'},
       {"hint", 1, 0, 'h'},       {"fsync", 1, 0, 'f'},      {"read", 0, 0, 'R'},
       {"verify", 0, 0, 'v'},     {"corrupt", 0, 0, 'c'},    {"label", 1, 0, 'l'},
-      {"order", 1, 0, 'o'},      {0, 0, 0, 0}};
+      {"order", 1, 0, 'o'},      {"no-warmup", 0, 0, 'w'},  {0, 0, 0, 0}};
   long n = kind == CIO_CUBE ? 64 : 32;
   o->g[0] = o->g[1] = o->g[2] = n;
   o->nsides = 4;
@@ -158,6 +160,7 @@ static void parse(int argc, char **argv, enum cio_kind kind, struct opts *o) {
   strcpy(o->sides[2], "tatp");
   strcpy(o->sides[3], "romio");
   o->rounds = 1;
+  o->warmup = 1;
   o->dir = "/tmp";
   o->label = "";
   o->fsync = "outside";
@@ -224,6 +227,7 @@ static void parse(int argc, char **argv, enum cio_kind kind, struct opts *o) {
     case 'c': o->corrupt = 1; break;
     case 'l': o->label = optarg; break;
     case 'o': o->order = optarg; break;
+    case 'w': o->warmup = 0; break;
     default:
       usage(argv[0]);
       MPI_Finalize();
@@ -535,8 +539,19 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
   MPI_Datatype etype, ftype;
   view(&pt, rank, &etype, &ftype);
   long failed = 0;
+  /* Warm-up, untimed, no record: one write of each side, so that no side
+   * pays the job's first collective calls (connections, buffers). */
+  for (int s = 0; s < o.nsides && o.warmup; s++) {
+    char strategy[16];
+    struct call c;
+    side_strategy(o.sides[s], strategy, sizeof strategy);
+    if (rank == 0) MPI_File_delete(path, MPI_INFO_NULL);
+    MPI_Barrier(comm);
+    timed_call(&o, path, strategy, 1, data, count, etype, ftype, &c);
+  }
   for (int round = 1; round <= o.rounds && !failed; round++)
-    for (int s = 0; s < o.nsides && !failed; s++) {
+    for (int k = 0; k < o.nsides && !failed; k++) {
+      int s = (k + round - 1) % o.nsides; /* round r starts at side r: none always first */
       char strategy[16];
       side_strategy(o.sides[s], strategy, sizeof strategy);
       int mi = !strcmp(strategy, "latp") ? LATP : !strcmp(strategy, "tatp") ? TATP : OTP;
@@ -546,7 +561,7 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
         struct call c;
         if (!write) memset(rbuf, 0, sizeof *rbuf * (size_t)(count * (pt.elem / 8)));
         timed_call(&o, path, strategy, write, write ? data : rbuf, count, etype, ftype, &c);
-        if (write && o.corrupt && round == 1 && s == 0) corrupt_one_byte(path, fbytes);
+        if (write && o.corrupt && round == 1 && k == 0) corrupt_one_byte(path, fbytes);
         long bad = 0;
         if (o.verify) bad = write ? verify_file(path, fbytes) : check_buffer(&pt, rbuf, path);
         if (rank == 0) {
