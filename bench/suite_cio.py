@@ -7,7 +7,8 @@ Programs bench/cio_cube.c (a 3-D array of doubles, one subarray per process)
 and bench/cio_btio.c (NAS BT-IO's block-tridiagonal cells, P square), one
 MPI_File_write_all each, then an MPI_File_read_all; every side in turn in
 each round (otp, latp, tatp through mpisw's engine, romio untouched, and
-romio-aa, ROMIO again: the A/A pair), a fresh file per write, the data read
+romio-aa, ROMIO again: the A/A pair; round r starts at side r, after an
+untimed warm-up write of every side), a fresh file per write, the data read
 back and checked outside the timed part, fsync after the timed part.
 
 Configurations: one node (cube at 2 and 4 ranks, BT-IO at 4), and the
@@ -274,7 +275,8 @@ def readme(doc):
     if not summ:
         return []
     s = ["### Collective I/O: cube and BT-IO (cio)", "",
-         f"Sides interleaved in each round ({SIDES}), {ROUNDS} rounds per run; seconds of "
+         f"Sides interleaved in each round ({SIDES}; round r starts at side r, after an "
+         f"untimed warm-up write of each), {ROUNDS} rounds per run; seconds of "
          "the slowest rank, from a barrier to the end of the collective call (fsync after, "
          "untimed); data read back and checked outside the timed part. GB/s = 10^9 B/s. "
          "Simulated cluster: 4 nodes, 2 per leaf, node<->leaf "
