@@ -6,6 +6,10 @@
  * does not take, a data representation other than native) goes to the MPI
  * on every rank, which answers it (with its own error where it is one).
  *
+ * As ROMIO (romio_cb_write, romio_cb_read: automatic by default), a call
+ * whose ranks' ranges do not interleave (in rank order) has no two phases:
+ * each rank reads or writes its own pieces (io.c).
+ *
  * Nonblocking and split forms: MPI lets a collective complete in its
  * initiating call, so iwrite_all and friends do the whole call and return
  * a completed generalized request; *_begin does it and *_end returns the
@@ -72,8 +76,8 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
     PMPI_Abort(f->comm, MPI_ERR_NO_MEM);
   }
   PMPI_Allgather(mine, A_N, MPI_LONG_LONG, all, A_N, MPI_LONG_LONG, f->comm);
-  int agree = 1, any_cannot = 0, first_fail = -1;
-  MPI_Offset lo = INT64_MAX, hi = -1;
+  int agree = 1, any_cannot = 0, first_fail = -1, interleaved = 0;
+  MPI_Offset lo = INT64_MAX, hi = -1, prev_end = -1;
   double total = 0;
   for (int p = 0; p < P; p++) {
     const long long *r = all + (size_t)p * A_N;
@@ -84,6 +88,10 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
       if (r[A_START] < lo) lo = r[A_START];
       if (r[A_END] - 1 > hi) hi = r[A_END] - 1;
       total += (double)r[A_BYTES];
+      /* ROMIO's test, in rank order: a range that starts before the end of
+       * the previous rank's */
+      if (r[A_START] < prev_end) interleaved = 1;
+      prev_end = r[A_END];
     }
   }
   free(all);
@@ -117,7 +125,13 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
   memset(&x, 0, sizeof x);
   int *agg = NULL;
   MPI_Offset *start = NULL, *end = NULL;
-  if (total > 0) {
+  int mode = writing ? f->h.cb_write : f->h.cb_read;
+  r.independent = total > 0 && (mode == CIO_CB_DISABLE || (mode == CIO_CB_AUTO && !interleaved));
+  if (r.independent) {
+    r.t_meta = PMPI_Wtime() - t0;
+    struct cio_op op = {f, writing, buf, count, mem, &a, NULL, NULL, &r};
+    cls = mpisw_cio_independent(&op, why, sizeof why);
+  } else if (total > 0) {
     /* stage 2: how many domains, and where */
     int k = f->h.cb_nodes;
     if (k == 0) k = f->topo->t.nnodes;

@@ -11,7 +11,7 @@
  *   matrix.c    stage 3: C, bytes of each rank in each domain
  *   assign.c    stage 4: OTP / LATP / TATP on C and D, hop-bytes, link load
  *   exchange.c  stage 5: rounds of cb_buffer_size: shuffle and I/O
- *   io.c        the aggregator's pwrite/pread of its runs
+ *   io.c        pwrite/pread of whole ranges; the calls without two phases
  *   calls.c     the MPI calls (write_all, read_at_all, split and nonblocking)
  *   report.c    MPISW_REPORT lines and the info keys of the last call
  *   module.c    the module's table */
@@ -35,10 +35,13 @@ struct cio_hints {
   MPI_Offset cb_buffer_size;
   MPI_Offset striping_unit; /* 0: no alignment */
   MPI_Offset min_fd_size;   /* romio_min_fdomain_size */
+  int cb_write, cb_read;    /* romio_cb_write/_read: CIO_CB_AUTO, _ENABLE, _DISABLE */
 };
+enum { CIO_CB_AUTO = 0, CIO_CB_ENABLE, CIO_CB_DISABLE };
 
 /* Reads the hints of info (may be MPI_INFO_NULL) over *h: 0, or -1 with e
- * naming the key and value. */
+ * naming the key and value. The keys the MPI reads too (cb_nodes, ...) are
+ * checked only when the strategy (h's, or the info's) is the engine's. */
 int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error *e);
 /* The strategy asked for by the environment (CIO_ROMIO when unset); -1 and
  * e when MPISW_CB_STRATEGY holds a value that is not a strategy. */
@@ -65,6 +68,7 @@ struct cio_report {
   int rounds;
   double t_meta, t_assign, t_shuffle, t_io; /* this rank's seconds */
   int cb_nodes_auto;   /* cb_nodes=auto chose ndomains */
+  int independent;     /* no two phases: each rank its own pieces (ROMIO's rule) */
 };
 
 struct cio_file {
@@ -161,6 +165,10 @@ struct cio_op {
 /* The rounds. Collective; every rank returns the same result: MPI_SUCCESS
  * or an MPI error class, why filled on the failing ranks. */
 int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen);
+
+/* The call without two phases: every rank reads or writes its own pieces
+ * through a buffer of cb_buffer_size bytes; then one agreement on errors. */
+int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen);
 
 /* ---- io.c ---- */
 /* Writes len bytes at off from buf / reads them (zeros past the end of the

@@ -171,7 +171,7 @@ static int open_error(const struct mpisw_error *e) {
 int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                         MPI_File *fh) {
   struct mpisw_error e = {0, ""};
-  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0};
+  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO};
   int failed = 0;
   int s = mpisw_cio_env_strategy(&e);
   if (s < 0) failed = 1;

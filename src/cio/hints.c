@@ -56,6 +56,8 @@ int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error
                         "latp, tatp or romio)", v);
     h->strategy = s;
   }
+  /* The MPI's own collective I/O: its keys are its own business. */
+  if (h->strategy == CIO_ROMIO) return 0;
   PMPI_Info_get(info, "cb_nodes", MPI_MAX_INFO_VAL, v, &flag);
   if (flag) {
     if (!strcasecmp(v, "auto")) h->cb_nodes = -1;
@@ -77,6 +79,19 @@ int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error
       return mpisw_fail(e, MPISW_K_HINT, "hint striping_unit='%s': not a number of bytes", v);
     h->striping_unit = n;
   }
+  const char *const cb_keys[2] = {"romio_cb_write", "romio_cb_read"};
+  for (int i = 0; i < 2; i++) {
+    PMPI_Info_get(info, cb_keys[i], MPI_MAX_INFO_VAL, v, &flag);
+    if (!flag) continue;
+    int m = !strcasecmp(v, "automatic") ? CIO_CB_AUTO
+            : !strcasecmp(v, "enable")  ? CIO_CB_ENABLE
+            : !strcasecmp(v, "disable") ? CIO_CB_DISABLE
+                                        : -1;
+    if (m < 0)
+      return mpisw_fail(e, MPISW_K_HINT, "hint %s='%s': not enable, disable or automatic",
+                        cb_keys[i], v);
+    *(i ? &h->cb_read : &h->cb_write) = m;
+  }
   PMPI_Info_get(info, "romio_min_fdomain_size", MPI_MAX_INFO_VAL, v, &flag);
   if (flag) {
     if (parse_long(v, 0, (long long)1 << 40, &n))
@@ -88,7 +103,7 @@ int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error
 }
 
 uint64_t mpisw_cio_hints_hash(const struct cio_hints *h, int kind) {
-  long long words[6] = {h->strategy, h->cb_nodes, h->cb_buffer_size, h->striping_unit,
-                        h->min_fd_size, kind};
+  long long words[8] = {h->strategy, h->cb_nodes, h->cb_buffer_size, h->striping_unit,
+                        h->min_fd_size, h->cb_write, h->cb_read, kind};
   return mpisw_hash64(0x63696f, words, sizeof words);
 }

@@ -33,6 +33,15 @@ void mpisw_cio_report_call(struct cio_file *f) {
   if (f->rank != 0) return;
   char aggs[512];
   agg_list(r, aggs, sizeof aggs);
+  if (r->independent) {
+    fprintf(stderr,
+            "mpisw: collective I/O: %s on %s: strategy=%s independent (no interleaving) "
+            "bytes=%.0f time_metadata=%.6f time_shuffle=%.6f time_io=%.6f\n",
+            r->call, f->path, mpisw_cio_strategy_name[r->strategy], r->bytes, tmax[0], tmax[2],
+            tmax[3]);
+    fflush(stderr);
+    return;
+  }
   fprintf(stderr,
           "mpisw: collective I/O: %s on %s: strategy=%s cb_nodes=%d%s aggregators=%s "
           "bytes=%.0f rounds=%d hopbytes=%.0f hopbytes_otp=%.0f hopbytes_latp=%.0f "
@@ -59,6 +68,7 @@ void mpisw_cio_report_info(struct cio_file *f, MPI_Info info) {
   char aggs[MPI_MAX_INFO_VAL < 1024 ? MPI_MAX_INFO_VAL : 1024];
   agg_list(r, aggs, sizeof aggs);
   PMPI_Info_set(info, "mpisw_cb_call", r->call);
+  PMPI_Info_set(info, "mpisw_cb_mode", r->independent ? "independent" : "two-phase");
   set_num(info, "mpisw_cb_domains", "%.0f", r->ndomains);
   PMPI_Info_set(info, "mpisw_cb_aggregators", r->ndomains ? aggs : "none");
   set_num(info, "mpisw_cb_bytes", "%.0f", r->bytes);

@@ -9,20 +9,27 @@ target_link_libraries(t_cio PRIVATE mpisw_testlib mpisw)
 # write, read back by the engine and by the MPI on the same handle: one node
 # (one aggregator), every rank a node with a 64-byte collective buffer (many
 # rounds), cb_nodes=auto, and more aggregators than nodes.
-mpisw_mpi_test(cio_views PROG t_cio ARGS views NP 1 2 LABELS cio)
+# One rank with the two phases forced (romio_cb_write/_read=enable; ROMIO's
+# automatic rule makes a lone rank's call independent), two ranks by the
+# rule (the views whose ranks interleave get two phases, the others none).
+mpisw_mpi_test(cio_views_2phase PROG t_cio ARGS views - - - enable NP 1 LABELS cio)
+mpisw_mpi_test(cio_views PROG t_cio ARGS views NP 2 LABELS cio)
 mpisw_mpi_test(cio_views_rounds PROG t_cio NP 2 LABELS cio ENV MPISW_TOPO_HOSTNAME=n%r
-               ARGS views - 64 vector,subarray3d,indexed_holes,darray,pointer)
+               ARGS views - 64 contiguous,vector,indexed_holes,pointer enable)
 if(MPISW_MPI_FLAVOR STREQUAL "openmpi") # against the ROMIO Open MPI also ships
-  mpisw_mpi_test(cio_views_romio321 PROG t_cio ARGS views NP 2 LABELS cio ENV OMPI_MCA_io=romio321)
+  mpisw_mpi_test(cio_views_romio321 PROG t_cio ARGS views NP 2 LABELS cio extended
+                 ENV OMPI_MCA_io=romio321)
 endif()
 mpisw_mpi_test(cio_views_auto PROG t_cio NP 2 LABELS cio ENV MPISW_TOPO_HOSTNAME=n%r
-               ARGS views auto 256 contiguous,subarray2d,struct,zero_count,write_at_all)
+               ARGS views auto 256 subarray2d,struct,zero_count)
 # np 4 (MPICH busy-polls 4 ranks on 2 cores: a few views)
 mpisw_mpi_test(cio_views4 PROG t_cio NP 4 LABELS cio extended
-               ARGS views auto 256 subarray3d,darray,indexed_holes,zero_count,pointer
+               ARGS views auto 256 subarray3d,indexed_holes,pointer
                ENV MPISW_TOPO_HOSTNAME=n0,n0,n1,n1)
 mpisw_mpi_test(cio_views4_cbnodes PROG t_cio NP 4 LABELS cio extended
-               ARGS views 3 1000 subarray2d,struct,write_at_all)
+               ARGS views 3 1000 struct,write_at_all)
+mpisw_mpi_test(cio_views4_independent PROG t_cio NP 4 LABELS cio extended
+               ARGS views - - darray,zero_count disable)
 
 # Bad hints, ranks that disagree (at open, in a call): the error on every rank.
 mpisw_mpi_test(cio_errors PROG t_cio ARGS errors NP 1 2 LABELS cio)
@@ -43,6 +50,7 @@ mpisw_mpi_test(cio_report PROG t_cio ARGS report NP 2 LABELS cio
                       "has:mpisw: collective I/O: write_at_all on"
                       "once:strategy=tatp cb_nodes=2 aggregators=1,0 bytes=8192 rounds=1 hopbytes=0 hopbytes_otp=16384 hopbytes_latp=0 hopbytes_tatp=0 max_link_load=0"
                       "has:strategy=otp cb_nodes=2 aggregators=0,1 bytes=8192 rounds=1 hopbytes=16384"
-                      "once:mpisw: collective I/O engine: 7 collective calls" --)
+                      "once:mpisw: collective I/O engine: 10 collective calls"
+                      "has:strategy=otp independent (no interleaving) bytes=8192" --)
 mpisw_mpi_test(cio_report4 PROG t_cio ARGS report NP 4 LABELS cio extended
                ENV MPISW_TOPO_HOSTNAME=n%r)

@@ -153,7 +153,7 @@ add_test(NAME realprog_mpi4py_engine_np2
                  ${_rp_dir}/run_mpi4py.sh ${_rp_cache} ${MPISW_MPI_FLAVOR} engine 2 ${_m4p_baseline}
                  $<TARGET_FILE:mpisw> -- ${MPISW_MPIEXEC} ${MPISW_MPIEXEC_PREFLAGS})
 mpisw_mpi_props(realprog_mpi4py_engine_np2 2 "realprog;python;preload;extended")
-set_tests_properties(realprog_mpi4py_engine_np2 PROPERTIES TIMEOUT 180
+set_tests_properties(realprog_mpi4py_engine_np2 PROPERTIES TIMEOUT 300
                      FIXTURES_REQUIRED realprog_mpi4py)
 
 # ---- MPICH's own test/mpi/io (Debian's mpich source package; fetched,

@@ -188,9 +188,15 @@ static unsigned char pattern(int rank, size_t i, int call) {
   return (unsigned char)(1 + (rank * 37 + i * 11 + call * 101) % 200);
 }
 
+static const char *cb_mode; /* romio_cb_write and _read for the views, or NULL */
+
 static MPI_Info hints(const char *strategy, const char *cb_nodes, const char *cbs) {
   MPI_Info info;
   MPI_Info_create(&info);
+  if (cb_mode) {
+    MPI_Info_set(info, "romio_cb_write", cb_mode);
+    MPI_Info_set(info, "romio_cb_read", cb_mode);
+  }
   MPI_Info_set(info, "mpisw_cb_strategy", strategy);
   if (cb_nodes) MPI_Info_set(info, "cb_nodes", cb_nodes);
   if (cbs) MPI_Info_set(info, "cb_buffer_size", cbs);
@@ -325,7 +331,8 @@ static int views(int argc, char **argv) {
   /* "-": the default; argv[4]: a comma list of the views to run */
   const char *cb_nodes = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
   const char *cbs = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
-  const char *only = argc > 4 ? argv[4] : NULL;
+  const char *only = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL;
+  cb_mode = argc > 5 ? argv[5] : NULL;
   int nviews = 0;
   struct view v;
   for (int k = 0; make_view(k, &v); k++) {
@@ -355,8 +362,9 @@ static int views(int argc, char **argv) {
   }
   if (me == 0)
     printf("%d views x 3 strategies: byte-identical to the MPI's collective write, read back "
-           "(cb_nodes=%s, cb_buffer_size=%s)\n",
-           nviews, cb_nodes ? cb_nodes : "default", cbs ? cbs : "default");
+           "(cb_nodes=%s, cb_buffer_size=%s, romio_cb_write/read=%s)\n",
+           nviews, cb_nodes ? cb_nodes : "default", cbs ? cbs : "default",
+           cb_mode ? cb_mode : "default");
   return 0;
 }
 
@@ -382,6 +390,16 @@ static int errors(void) {
   MPI_Info_free(&info);
   info = hints("otp", NULL, "-5");
   EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "cb_buffer_size='-5'", NULL);
+  MPI_Info_free(&info);
+  info = hints("latp", NULL, NULL);
+  MPI_Info_set(info, "romio_cb_write", "sometimes");
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "romio_cb_write='sometimes'", NULL);
+  MPI_Info_free(&info);
+  /* without the engine, the MPI's keys are the MPI's: no error of ours */
+  info = hints("romio", "many", NULL);
+  int rc0 = try_open(path, info);
+  CHECK(rc0 == MPI_SUCCESS || !strstr(tl_errstr(rc0), "mpisw"), "romio's cb_nodes: %s",
+        tl_errstr(rc0));
   MPI_Info_free(&info);
   /* the last rank alone has a bad value: every rank fails with its message */
   info = hints(me == P - 1 ? "bogus" : "tatp", NULL, NULL);
@@ -522,15 +540,24 @@ static int report(void) {
   CHECK_MPI(MPI_File_read_at_all_end(fh, y + n / 2, &st));
   for (int i = 0; i < n; i++) CHECK(y[i] == -i - me, "read back %d: %d", i, y[i]);
   CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "6"), "calls %s", info_val(fh, "mpisw_cb_calls"));
+  /* blocks in rank order do not interleave: no two phases (ROMIO's rule) */
+  CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)me * n * 4, x, n, MPI_INT, MPI_STATUS_IGNORE));
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_mode"), "independent"),
+        "mode %s", info_val(fh, "mpisw_cb_mode"));
+  CHECK_MPI(MPI_File_read_at_all(fh, (MPI_Offset)me * n * 4, y, n, MPI_INT, MPI_STATUS_IGNORE));
+  for (int i = 0; i < n; i++) CHECK(y[i] == x[i], "independent read back %d: %d", i, y[i]);
+  CHECK_MPI(MPI_File_write_at_all(fh, at, x, n, MPI_INT, MPI_STATUS_IGNORE));
+  CHECK(P == 1 || !strcmp(info_val(fh, "mpisw_cb_mode"), "two-phase"), "mode %s",
+        info_val(fh, "mpisw_cb_mode"));
   /* atomic mode: the MPI's own collective write, not the engine's */
   CHECK_MPI(MPI_File_set_atomicity(fh, 1));
   for (int i = 0; i < n; i++) x[i] = 7 * i + me;
   CHECK_MPI(MPI_File_write_at_all(fh, at, x, n, MPI_INT, MPI_STATUS_IGNORE));
-  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "6"), "atomic mode: the engine took the call");
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "9"), "atomic mode: the engine took the call");
   CHECK_MPI(MPI_File_set_atomicity(fh, 0));
   CHECK_MPI(MPI_File_read_at_all(fh, at, y, n, MPI_INT, MPI_STATUS_IGNORE));
   for (int i = 0; i < n; i++) CHECK(y[i] == 7 * i + me, "after atomic mode %d: %d", i, y[i]);
-  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "7"), "calls %s", info_val(fh, "mpisw_cb_calls"));
+  CHECK(!strcmp(info_val(fh, "mpisw_cb_calls"), "10"), "calls %s", info_val(fh, "mpisw_cb_calls"));
   CHECK_MPI(MPI_File_close(&fh));
   MPI_Info_free(&info);
   free(x), free(y);

@@ -61,7 +61,11 @@ echo "run_mpi4py.sh: $* -n $np env $vars python3 $tests/main.py $flags test_file
 # Each rank's report to its own file (MPICH's launcher sets PMI_RANK, Open
 # MPI's OMPI_COMM_WORLD_RANK).
 # shellcheck disable=SC2086
-timeout -k 5 170 "$@" -n "$np" env $vars sh -c \
+# The engine's run reports every collective call (thousands on Open MPI,
+# which runs the view tests): more time.
+tmo=170
+[ "$mode" = engine ] && tmo=280
+timeout -k 5 $tmo "$@" -n "$np" env $vars sh -c \
   'exec python3 -B "$1"/main.py $2 test_file test_io >"$0.${PMI_RANK:-$OMPI_COMM_WORLD_RANK}" 2>&1' \
   "$work/out" "$tests" "$flags" </dev/null
 rc=$?
