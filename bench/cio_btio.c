@@ -7,7 +7,6 @@
  * displacement 0, in file order, so the type map increases as a file type's
  * must), the element 5 contiguous doubles, as BT-IO does. Options, sides and
  * records: bench/cio_run.c. */
-#define _GNU_SOURCE
 #include "cio_run.h"
 
 static void btio_view(const struct cio_pattern *pt, int rank, MPI_Datatype *etype,

@@ -3,7 +3,6 @@
  * per process (a p0 x p1 x p2 grid, as MPI_Dims_create makes it), written
  * with one MPI_File_write_all through a view of MPI_Type_create_subarray.
  * Options, sides and records: bench/cio_run.c. */
-#define _GNU_SOURCE
 #include "cio_run.h"
 
 static void cube_view(const struct cio_pattern *pt, int rank, MPI_Datatype *etype,

@@ -117,3 +117,24 @@ void cio_pattern_comm_matrix(const struct cio_pattern *pt, int m, double *C) {
         }
   }
 }
+
+/* File offset of one element of the global array. */
+static long elem_offset(const struct cio_pattern *pt, long z, long y, long x) {
+  return ((z * pt->g[1] + y) * pt->g[2] + x) * pt->elem;
+}
+
+int cio_pattern_interleaved(const struct cio_pattern *pt) {
+  struct cio_box b[CIO_MAX_CELLS];
+  long prev_end = -1;
+  for (int r = 0; r < pt->nprocs; r++) {
+    int n = cio_pattern_boxes(pt, r, b);
+    if (!n || !b[0].n[0] || !b[0].n[1] || !b[0].n[2]) continue;
+    const struct cio_box *f = &b[0], *l = &b[n - 1]; /* boxes are in file order */
+    long start = elem_offset(pt, f->lo[0], f->lo[1], f->lo[2]);
+    long end = elem_offset(pt, l->lo[0] + l->n[0] - 1, l->lo[1] + l->n[1] - 1,
+                           l->lo[2] + l->n[2] - 1) + pt->elem;
+    if (start < prev_end) return 1;
+    prev_end = end;
+  }
+  return 0;
+}

@@ -57,6 +57,11 @@ long cio_pattern_file_bytes(const struct cio_pattern *pt);
 /* Bytes rank writes (sum of its boxes). */
 long cio_pattern_rank_bytes(const struct cio_pattern *pt, int rank);
 
+/* ROMIO's test for two phases (romio_cb_write=automatic): 1 when, in rank
+ * order, some rank's first byte lies before the previous rank's last byte
+ * + 1 (the ranks' ranges interleave); 0: each rank writes its own range. */
+int cio_pattern_interleaved(const struct cio_pattern *pt);
+
 /* ROMIO's even file domains (ADIOI_Calc_file_domains without alignment):
  * the file's accessed range [0, F) cut into m domains of ceil(F / m) bytes,
  * the last one shorter (or empty). C (nprocs x m, row-major, doubles) gets

@@ -77,7 +77,10 @@ enum { OTP, LATP, TATP, NSTRAT };
 static const char *strat_name[NSTRAT] = {"otp", "latp", "tatp"};
 
 struct model {
-  int nodes, domains, flat;
+  int nodes, flat;
+  int two_phase_domains;          /* domains when the call has two phases */
+  int domains;                    /* the write's: 0 without two phases */
+  int independent, independent_read; /* ROMIO's rule: no two phases */
   double hopbytes[NSTRAT], moved[NSTRAT], max_link[NSTRAT];
   char topology[1024];
 };
@@ -269,8 +272,20 @@ static void build_model(const struct cio_pattern *pt, const struct opts *o, stru
   for (int p = 0; p < nprocs; p++) all[p] = p;
   int m = o->cb_nodes ? o->cb_nodes : t.nnodes;
   if (m > nprocs) m = nprocs;
-  md->domains = m;
-  if (rank == 0) {
+  /* ROMIO's rule, the engine's too (romio_cb_write): without interleaving
+   * (automatic) or with disable, no two phases: each rank writes its own
+   * pieces, no domain, nothing crosses. */
+  const char *cbw = "automatic", *cbr = "automatic";
+  for (int h = 0; h < o->nhints; h++) {
+    if (!strcmp(o->hints[h][0], "romio_cb_write")) cbw = o->hints[h][1];
+    if (!strcmp(o->hints[h][0], "romio_cb_read")) cbr = o->hints[h][1];
+  }
+  int inter = cio_pattern_interleaved(pt);
+  md->independent = !strcmp(cbw, "disable") || (strcmp(cbw, "enable") && !inter);
+  md->independent_read = !strcmp(cbr, "disable") || (strcmp(cbr, "enable") && !inter);
+  md->two_phase_domains = m;
+  md->domains = md->independent ? 0 : m;
+  if (rank == 0 && m > 0) {
     double *C = malloc(sizeof *C * (size_t)nprocs * (size_t)m);
     uint64_t *traffic = calloc((size_t)t.nnodes * (size_t)t.nnodes, sizeof *traffic);
     uint64_t *up = malloc(sizeof *up * (size_t)t.net.nverts);
@@ -523,8 +538,10 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
            name, kind == CIO_CUBE ? "cube" : "btio", o.g[0], o.g[1], o.g[2], nprocs, md.nodes,
            o.label, md.domains, o.cb_nodes, o.cb_buffer, o.fsync, o.order ? o.order : "", fbytes);
   if (rank == 0) {
-    printf("{%s,\"phase\":\"model\",\"flat\":%d,\"topology\":\"%s\"", common, md.flat,
-           md.topology);
+    printf("{%s,\"phase\":\"model\",\"flat\":%d,\"topology\":\"%s\",\"independent\":%d,"
+           "\"independent_read\":%d,\"two_phase_domains\":%d",
+           common, md.flat, md.topology, md.independent, md.independent_read,
+           md.two_phase_domains);
     for (int s = 0; s < NSTRAT; s++)
       printf(",\"hopbytes_%s\":%.17g,\"moved_%s\":%.17g,\"max_link_load_%s\":%.17g",
              strat_name[s], md.hopbytes[s], strat_name[s], md.moved[s], strat_name[s],
@@ -565,14 +582,17 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
         long bad = 0;
         if (o.verify) bad = write ? verify_file(path, fbytes) : check_buffer(&pt, rbuf, path);
         if (rank == 0) {
+          /* without two phases nothing moves: the model's figures are 0 */
+          int none = write ? md.independent : md.independent_read;
           printf("{%s,\"phase\":\"%s\",\"side\":\"%s\",\"strategy\":\"%s\",\"round\":%d,"
                  "\"host0\":\"%s\",\"load1\":%.2f,\"seconds\":%.9f,\"GBps\":%.6f,"
-                 "\"model_hopbytes\":%.17g,\"model_moved\":%.17g,\"model_max_link_load\":%.17g,"
-                 "\"verified\":%s%s}\n",
+                 "\"model_domains\":%d,\"model_hopbytes\":%.17g,\"model_moved\":%.17g,"
+                 "\"model_max_link_load\":%.17g,\"verified\":%s%s}\n",
                  common, write ? "write" : "read", o.sides[s], strategy, round, host,
-                 bench_load1(), c.seconds, fbytes / c.seconds / 1e9, md.hopbytes[mi],
-                 md.moved[mi], md.max_link[mi], o.verify ? (bad ? "false" : "true") : "null",
-                 c.figures);
+                 bench_load1(), c.seconds, fbytes / c.seconds / 1e9,
+                 none ? 0 : md.two_phase_domains, none ? 0 : md.hopbytes[mi],
+                 none ? 0 : md.moved[mi], none ? 0 : md.max_link[mi],
+                 o.verify ? (bad ? "false" : "true") : "null", c.figures);
           fflush(stdout);
         }
         failed = bad;

@@ -193,6 +193,15 @@ int main(void) {
   CHECK(b[2].lo[0] == 6 && b[2].lo[1] == 0 && b[2].lo[2] == 6, "process 6 slice 2: row 0 col 2");
   CHECK(cio_pattern_init(&pt, CIO_BTIO, g9, 8, why, sizeof why) == -1 && strstr(why, "square"),
         "BT-IO refuses 8 processes");
+  /* ROMIO's interleaving test: 2 slabs do not interleave, 8 boxes and
+   * BT-IO's cells do. */
+  long g16[3] = {16, 16, 16};
+  CHECK(!cio_pattern_init(&pt, CIO_CUBE, g16, 2, why, sizeof why) &&
+            !cio_pattern_interleaved(&pt), "cube at 2: slabs, no interleaving");
+  CHECK(!cio_pattern_init(&pt, CIO_CUBE, g16, 8, why, sizeof why) &&
+            cio_pattern_interleaved(&pt), "cube at 8 interleaves");
+  CHECK(!cio_pattern_init(&pt, CIO_BTIO, g16, 4, why, sizeof why) &&
+            cio_pattern_interleaved(&pt), "BT-IO at 4 interleaves");
   int dims[3];
   cio_dims3(12, dims);
   CHECK(dims[0] == 3 && dims[1] == 2 && dims[2] == 2, "dims of 12: %d %d %d", dims[0], dims[1],
