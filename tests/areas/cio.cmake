@@ -41,6 +41,9 @@ mpisw_mpi_test(cio_pool_rounds PROG t_cio NP 2 LABELS cio pfile ENV MPISW_TOPO_H
 mpisw_mpi_test(cio_pool4 PROG t_cio NP 4 LABELS cio pfile extended
                ARGS pool auto 256 subarray3d,zero_count
                ENV MPISW_TOPO_HOSTNAME=n0,n0,n1,n1)
+# The engine's write fills the pool: MPI_ERR_NO_SPACE on every rank.
+mpisw_mpi_test(cio_pool_full PROG t_cio ARGS poolfull NP 2 LABELS cio pfile
+               ENV MPISW_POOL_SIZE=8M)
 
 # Bad hints, ranks that disagree (at open, in a call): the error on every rank.
 mpisw_mpi_test(cio_errors PROG t_cio ARGS errors NP 1 2 LABELS cio)

@@ -15,6 +15,8 @@
  *       back through the engine and with independent reads, the engine's
  *       calls counted in get_info, and the whole pooled file byte-identical
  *       to the MPI's collective write of the same data to an ordinary file.
+ *   t_cio poolfull   (MPISW_POOL_SIZE small) the engine's write fills the
+ *       pool: MPI_ERR_NO_SPACE on every rank, the file still closes
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -688,6 +690,37 @@ static int pool(int argc, char **argv) {
   return 0;
 }
 
+static int poolfull(void) {
+  /* each rank 12 MiB in blocks of 1 KiB interleaved by rank: two phases */
+  const int blk = 256, nblk = 12 * 1024;
+  int *x = malloc(sizeof(int) * blk * nblk);
+  for (int i = 0; i < blk * nblk; i++) x[i] = i + me;
+  MPI_Datatype ft;
+  MPI_Type_vector(nblk, blk, blk * P, MPI_INT, &ft);
+  MPI_Type_commit(&ft);
+  MPI_Info info = hints("tatp", NULL, NULL);
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, "mem:t_cio_poolfull", MPI_MODE_RDWR | MPI_MODE_CREATE,
+                          info, &fh));
+  MPI_Info_free(&info);
+  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * blk * 4, MPI_INT, ft, "native",
+                              MPI_INFO_NULL));
+  int rc = MPI_File_write_all(fh, x, blk * nblk, MPI_INT, MPI_STATUS_IGNORE), cls = 0;
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_NO_SPACE, "a full pool: class %d (%s)", cls, tl_errstr(rc));
+  /* (MPICH 4.0 shows its class's own text for codes under MPI's classes) */
+  CHECK(strncmp(tl_errstr(rc), "mpisw:", 6) ||
+            strstr(tl_errstr(rc), "pool write of mem:t_cio_poolfull failed"),
+        "message: %s", tl_errstr(rc));
+  CHECK_MPI(MPI_File_close(&fh));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) CHECK_MPI(MPI_File_delete("mem:t_cio_poolfull", MPI_INFO_NULL));
+  MPI_Type_free(&ft);
+  free(x);
+  if (me == 0) printf("full pool: MPI_ERR_NO_SPACE on every rank: %s\n", tl_errstr(rc));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -698,6 +731,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(argv[1], "enverror")) env_error(argc, argv);
   else if (!strcmp(argv[1], "report")) report();
   else if (!strcmp(argv[1], "pool")) pool(argc, argv);
+  else if (!strcmp(argv[1], "poolfull")) poolfull();
   else CHECK(0, "unknown mode %s", argv[1]);
   return tl_finish();
 }
