@@ -41,6 +41,11 @@ mpisw_mpi_test(cio_pool_rounds PROG t_cio NP 2 LABELS cio pfile ENV MPISW_TOPO_H
 mpisw_mpi_test(cio_pool4 PROG t_cio NP 4 LABELS cio pfile extended
                ARGS pool auto 256 subarray3d,zero_count
                ENV MPISW_TOPO_HOSTNAME=n0,n0,n1,n1)
+# The report's checks on a pooled file (info keys, nonblocking and split
+# forms, the independent rule, atomic mode left to pfile), the strategy
+# from the environment.
+mpisw_mpi_test(cio_pool_report PROG t_cio ARGS report mem:t_cio_report env NP 2
+               LABELS cio pfile ENV MPISW_TOPO_HOSTNAME=n%r MPISW_CB_STRATEGY=tatp)
 # The engine's write fills the pool: MPI_ERR_NO_SPACE on every rank.
 mpisw_mpi_test(cio_pool_full PROG t_cio ARGS poolfull NP 2 LABELS cio pfile
                ENV MPISW_POOL_SIZE=8M)

@@ -8,7 +8,9 @@
  *       engine reads the data back with read_all / read_at_all, and ROMIO
  *       reads the engine's file on the same handle.
  *   t_cio errors     bad hints, disagreement: an error on every rank
- *   t_cio report     MPI_File_get_info keys and the nonblocking and split forms
+ *   t_cio report [FILE [env]]   MPI_File_get_info keys and the nonblocking and
+ *       split forms (on FILE, a pooled file's name, instead of an ordinary
+ *       file; env: the strategy from MPISW_CB_STRATEGY, not the hint)
  *   t_cio pool [cb_nodes [cb_buffer_size [views]]]
  *       The views on a pooled file ("mem:"): written through the engine
  *       (every strategy; and through pfile's own path without one), read
@@ -205,7 +207,7 @@ static MPI_Info hints(const char *strategy, const char *cb_nodes, const char *cb
     MPI_Info_set(info, "romio_cb_write", cb_mode);
     MPI_Info_set(info, "romio_cb_read", cb_mode);
   }
-  MPI_Info_set(info, "mpisw_cb_strategy", strategy);
+  if (strategy) MPI_Info_set(info, "mpisw_cb_strategy", strategy);
   if (cb_nodes) MPI_Info_set(info, "cb_nodes", cb_nodes);
   if (cbs) MPI_Info_set(info, "cb_buffer_size", cbs);
   return info;
@@ -476,15 +478,17 @@ static const char *info_val(MPI_File fh, const char *key) {
   return v;
 }
 
-static int report(void) {
+/* file: "" for an ordinary file, else a pooled file's name; env: the
+ * strategy from MPISW_CB_STRATEGY (tatp), not the hint. */
+static int report(const char *file, int env) {
   /* every rank its own node (MPISW_TOPO_HOSTNAME=n%r): one domain per rank.
    * Rank r writes the block that domain P-1-r covers: OTP (domain d to rank
    * d) moves every byte, LATP and TATP none. */
   const int n = 1024;
   int *x = malloc(sizeof(int) * n), *y = malloc(sizeof(int) * n);
   for (int i = 0; i < n; i++) x[i] = me * 100000 + i;
-  const char *path = tl_path("report");
-  MPI_Info info = hints("tatp", NULL, NULL);
+  const char *path = file[0] ? file : tl_path("report");
+  MPI_Info info = hints(env ? NULL : "tatp", NULL, NULL);
   MPI_File fh;
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
   CHECK(!strcmp(info_val(fh, "mpisw_cb_strategy"), "tatp"), "strategy key");
@@ -729,7 +733,8 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "views")) views(argc, argv);
   else if (!strcmp(argv[1], "errors")) errors();
   else if (!strcmp(argv[1], "enverror")) env_error(argc, argv);
-  else if (!strcmp(argv[1], "report")) report();
+  else if (!strcmp(argv[1], "report"))
+    report(argc > 2 ? argv[2] : "", argc > 3 && !strcmp(argv[3], "env"));
   else if (!strcmp(argv[1], "pool")) pool(argc, argv);
   else if (!strcmp(argv[1], "poolfull")) poolfull();
   else CHECK(0, "unknown mode %s", argv[1]);
