@@ -1,12 +1,15 @@
 /* Stage 1: the offsets and lengths of this rank's access. The view maps the
  * call's stream bytes to file pieces in stream order, which MPI's rule for
  * filetypes (displacements monotonically non-decreasing) makes file order:
- * the list comes out sorted, adjacent pieces merged. */
+ * the list comes out sorted, adjacent pieces merged. The view of an
+ * ordinary file is the engine's map of its types (file.c), a pooled file's
+ * the one pfile keeps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cio/engine.h"
+#include "pfile/pfile.h"
 
 static int add_piece(void *ctx, MPI_Offset file_off, MPI_Count data_off, MPI_Count len) {
   struct cio_access *a = ctx;
@@ -30,14 +33,16 @@ static int add_piece(void *ctx, MPI_Offset file_off, MPI_Count data_off, MPI_Cou
   return 0;
 }
 
-int mpisw_cio_access(const struct mpisw_view *v, MPI_Count spos, MPI_Count bytes,
+int mpisw_cio_access(struct cio_file *f, MPI_Count spos, MPI_Count bytes,
                      struct cio_access *a, char *why, size_t whylen) {
   memset(a, 0, sizeof *a);
   a->start = INT64_MAX;
   a->end = 0;
   a->bytes = bytes;
   if (bytes == 0) return MPI_SUCCESS;
-  int rc = mpisw_view_map(v, spos, bytes, add_piece, a);
+  /* a pooled file's view is pfile's own: mapped there, not copied here */
+  int rc = f->pooled ? mpisw_pfile_view_map(f->fh, spos, bytes, add_piece, a)
+                     : mpisw_view_map(&f->view, spos, bytes, add_piece, a);
   if (rc == MPI_ERR_NO_MEM) snprintf(why, whylen, "no memory for the file pieces of the access");
   else if (rc) snprintf(why, whylen, "the view cannot map this access");
   return rc;

@@ -28,7 +28,7 @@ enum { A_HASH, A_CAN, A_FAIL, A_START, A_END, A_BYTES, A_N };
 
 static int raise_on(struct cio_file *f, int cls, const char *routine, const char *why) {
   int code = mpisw_error_code_in(cls, routine, why);
-  mpisw_next.File_call_errhandler(f->fh, code);
+  f->be->call_errhandler(f->fh, code);
   return code;
 }
 
@@ -50,18 +50,19 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
   char why[MPISW_MSG_MAX] = "";
   int fail = 0, can = !f->atomic && count >= 0 && offset >= 0;
   if (writing ? (f->amode & MPI_MODE_RDONLY) : (f->amode & MPI_MODE_WRONLY)) can = 0;
-  if (can && mpisw_cio_view(f)) can = 0;
+  MPI_Count esize = 1;
+  if (can && mpisw_cio_view(f, &esize)) can = 0;
   struct mpisw_typemap *mem = NULL;
   if (can && mpisw_typemap_get(type, &mem, why, sizeof why) != MPI_SUCCESS) can = 0;
-  MPI_Count bytes = can ? count * mem->size : 0, esize = f->view.esize;
+  MPI_Count bytes = can ? count * mem->size : 0;
   if (can && bytes % esize) can = 0; /* the MPI's error */
   MPI_Offset pos = offset;
-  if (can && !at && mpisw_next.File_get_position(f->fh, &pos) != MPI_SUCCESS) can = 0;
+  if (can && !at && f->be->get_position(f->fh, &pos) != MPI_SUCCESS) can = 0;
   struct cio_access a;
   memset(&a, 0, sizeof a);
   a.start = INT64_MAX;
   if (can) {
-    int rc = mpisw_cio_access(&f->view, pos * esize, bytes, &a, why, sizeof why);
+    int rc = mpisw_cio_access(f, pos * esize, bytes, &a, why, sizeof why);
     if (rc == MPI_ERR_NO_MEM) fail = rc;
     else if (rc) can = 0;
   }
@@ -103,7 +104,7 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
     mpisw_fail(&e, MPISW_K_USAGE, "ranks disagree on the collective call on %s (its kind, or "
                "the hints mpisw_cb_strategy, cb_nodes, cb_buffer_size, striping_unit)", f->path);
     int code = mpisw_error_code(routine, &e);
-    mpisw_next.File_call_errhandler(f->fh, code);
+    f->be->call_errhandler(f->fh, code);
     return code;
   }
   if (first_fail >= 0) {
@@ -181,7 +182,7 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
     mpisw_cio_report_free(&r);
     return raise_on(f, cls, routine, why);
   }
-  if (!at && bytes) mpisw_next.File_seek(f->fh, bytes / esize, MPI_SEEK_CUR);
+  if (!at && bytes) f->be->seek(f->fh, bytes / esize, MPI_SEEK_CUR);
   set_status(status, bytes);
   f->calls++;
   mpisw_cio_count_call(total);

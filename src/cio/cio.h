@@ -46,6 +46,10 @@ extern int mpisw_cio_live; /* files the engine serves are open: ask it */
  * Always the whole open (never PASS): the hints are agreed first. */
 int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                         MPI_File *fh);
+/* The same for the pooled file pool_name (src/pfile/ opens it; filename
+ * is the name the program gave). */
+int mpisw_cio_pfile_open(MPI_Comm comm, const char *filename, const char *pool_name, int amode,
+                         MPI_Info info, MPI_File *fh);
 int mpisw_cio_File_close(MPI_File *fh);
 /* The MPISW_FILE_CIO and MPISW_FILE_CIO_C lines of pmpi/calls.def. */
 #define MPISW_COUNT MPI_Count

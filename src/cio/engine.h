@@ -11,7 +11,9 @@
  *   matrix.c    stage 3: C, bytes of each rank in each domain
  *   assign.c    stage 4: OTP / LATP / TATP on C and D, hop-bytes, link load
  *   exchange.c  stage 5: rounds of cb_buffer_size: shuffle and I/O
- *   io.c        pwrite/pread of whole ranges; the calls without two phases
+ *   backend.c   where the calls on the file land, chosen at open: the MPI's
+ *               handle and our descriptor, or a pooled file's (pfile/)
+ *   io.c        writes/reads of whole ranges; the calls without two phases
  *   calls.c     the MPI calls (write_all, read_at_all, split and nonblocking)
  *   report.c    MPISW_REPORT lines and the info keys of the last call
  *   module.c    the module's table */
@@ -71,13 +73,37 @@ struct cio_report {
   int independent;     /* no two phases: each rank its own pieces (ROMIO's rule) */
 };
 
+struct cio_file;
+/* What the engine does on a file's handle and bytes (backend.c). write and
+ * read move whole contiguous file ranges (zeros read past the end of the
+ * file): 0 or an errno value. The rest are the MPI's calls of those names
+ * (for a pooled file, pfile's). */
+struct cio_backend {
+  const char *write_name, *read_name; /* in messages */
+  int (*write)(struct cio_file *f, const void *buf, size_t len, MPI_Offset off);
+  int (*read)(struct cio_file *f, void *buf, size_t len, MPI_Offset off);
+  int (*set_view)(MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info);
+  int (*get_info)(MPI_File, MPI_Info *);
+  int (*set_info)(MPI_File, MPI_Info);
+  int (*set_atomicity)(MPI_File, int);
+  int (*get_position)(MPI_File, MPI_Offset *);
+  int (*seek)(MPI_File, MPI_Offset, int);
+  int (*call_errhandler)(MPI_File, int);
+  int (*close)(MPI_File *);
+};
+/* Ordinary files (ROMIO's handle, our descriptor); pooled files. */
+extern const struct cio_backend mpisw_cio_fd_backend, mpisw_cio_pool_backend;
+
 struct cio_file {
   struct cio_file *next;
+  const struct cio_backend *be;
+  int pooled;         /* a pooled file (pfile/): its view is pfile's, f->view unused */
+  char io_msg[256];   /* the backend's last failure, when it says more than errno */
   MPI_File fh;
   MPI_Comm comm;      /* the engine's own duplicate of the file's communicator */
   int rank, size;
   int amode;
-  int fd;             /* our own descriptor of the path */
+  int fd;             /* our own descriptor of the path (ordinary files) */
   char path[PATH_MAX];
   struct cio_hints h;
   struct cio_topo_ref *topo;
@@ -100,8 +126,9 @@ struct cio_file *mpisw_cio_find(MPI_File fh);
 /* One result for every rank of comm: 0, or the class of the lowest rank
  * whose cls is not 0, with its why (broadcast). */
 int mpisw_cio_agree(MPI_Comm comm, int cls, char *why, size_t whylen);
-/* The view's map, built on first use: 0, or -1 when ours cannot map it. */
-int mpisw_cio_view(struct cio_file *f);
+/* The view's map, built on first use (a pooled file's is pfile's): 0 with
+ * *esize the etype's size, or -1 when ours cannot map it. */
+int mpisw_cio_view(struct cio_file *f, MPI_Count *esize);
 
 /* ---- access.c: stage 1 ---- */
 struct cio_access {
@@ -112,9 +139,9 @@ struct cio_access {
   MPI_Count bytes;
   MPI_Offset start, end; /* first byte and one past the last; start > end: none */
 };
-/* The pieces of stream bytes [spos, spos + bytes) of the view. MPI error
- * class or MPI_SUCCESS; why says what. */
-int mpisw_cio_access(const struct mpisw_view *v, MPI_Count spos, MPI_Count bytes,
+/* The pieces of stream bytes [spos, spos + bytes) of f's view (after
+ * mpisw_cio_view). MPI error class or MPI_SUCCESS; why says what. */
+int mpisw_cio_access(struct cio_file *f, MPI_Count spos, MPI_Count bytes,
                      struct cio_access *a, char *why, size_t whylen);
 void mpisw_cio_access_free(struct cio_access *a);
 
@@ -172,9 +199,11 @@ int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen);
 
 /* ---- io.c ---- */
 /* Writes len bytes at off from buf / reads them (zeros past the end of the
- * file). 0 or an errno value. */
-int mpisw_cio_pwrite(int fd, const void *buf, size_t len, MPI_Offset off);
-int mpisw_cio_pread(int fd, void *buf, size_t len, MPI_Offset off);
+ * file), through f's backend. 0 or an errno value. */
+int mpisw_cio_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset off);
+int mpisw_cio_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off);
+/* The MPI class of a failed write/read (errno err), its message in why. */
+int mpisw_cio_io_error(struct cio_file *f, int writing, int err, char *why, size_t whylen);
 
 /* ---- calls.c: one collective call on f ---- */
 enum { CIO_WRITE_ALL, CIO_WRITE_AT_ALL, CIO_READ_ALL, CIO_READ_AT_ALL };

@@ -89,7 +89,7 @@ static int cmp_run(const void *x, const void *y) {
 }
 
 /* Writes the runs of adjacent pieces of the aggregator's buffer. */
-static int write_runs(int fd, const char *cbuf, MPI_Offset wlo, struct part *runs, MPI_Count n) {
+static int write_runs(struct cio_file *f, const char *cbuf, MPI_Offset wlo, struct part *runs, MPI_Count n) {
   qsort(runs, (size_t)n, sizeof *runs, cmp_run);
   MPI_Count i = 0;
   while (i < n) {
@@ -99,7 +99,7 @@ static int write_runs(int fd, const char *cbuf, MPI_Offset wlo, struct part *run
       if (runs[j].off + runs[j].len > e) e = runs[j].off + runs[j].len;
       j++;
     }
-    int err = mpisw_cio_pwrite(fd, cbuf + (s - wlo), (size_t)(e - s), s);
+    int err = mpisw_cio_write(f, cbuf + (s - wlo), (size_t)(e - s), s);
     if (err) return err;
     i = j;
   }
@@ -276,7 +276,7 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
         }
         op->r->t_shuffle += now() - t0;
         t0 = now();
-        if (!local && !io_err && nruns) io_err = write_runs(f->fd, b.cbuf, wlo, b.runs, nruns);
+        if (!local && !io_err && nruns) io_err = write_runs(f, b.cbuf, wlo, b.runs, nruns);
         op->r->t_io += now() - t0;
       }
       continue;
@@ -315,7 +315,7 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
         no_room(f, atotal);
       if (mine && smin < smax) {
         t0 = now();
-        if (!io_err) io_err = mpisw_cio_pread(f->fd, b.cbuf, (size_t)(smax - smin), smin);
+        if (!io_err) io_err = mpisw_cio_read(f, b.cbuf, (size_t)(smax - smin), smin);
         op->r->t_io += now() - t0;
         t0 = now();
         for (int p = 0; p < P && !io_err; p++) {
@@ -371,9 +371,7 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
     snprintf(why, whylen, "no memory for a round of the exchange (cb_buffer_size=%lld)",
              (long long)pl.cbs);
   } else if (io_err) {
-    cls = io_err == ENOSPC ? MPI_ERR_NO_SPACE : io_err == EDQUOT ? MPI_ERR_QUOTA : MPI_ERR_IO;
-    snprintf(why, whylen, "%s of %s failed: %s", op->writing ? "pwrite" : "pread", f->path,
-             strerror(io_err));
+    cls = mpisw_cio_io_error(f, op->writing, io_err, why, whylen);
   }
   cls = mpisw_cio_agree(f->comm, cls, why, whylen);
 out:

@@ -5,7 +5,12 @@
  * the engine adds its own state: a duplicate communicator, the
  * communicator's distance matrix D (cached on the communicator), its own
  * descriptor of the path, the view (types duplicated) and the last call's
- * report. Every other file is the MPI's alone. */
+ * report. Every other file is the MPI's alone.
+ *
+ * A pooled file (a "mem:" name or MPISW_MEM_PATHS, src/pfile/) with a
+ * strategy is opened the same way, by pfile instead of the MPI: the engine
+ * keeps no descriptor and no copy of the view (pfile's serves), and its
+ * calls on the handle and bytes go to pfile (backend.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -15,6 +20,7 @@
 #include <unistd.h>
 
 #include "cio/engine.h"
+#include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
 
 int mpisw_cio_live;
@@ -101,9 +107,9 @@ static const char *strip_prefix(const char *name) {
 }
 
 /* ROMIO's effective value of a key (its default when the info did not say). */
-static MPI_Offset mpi_hint(MPI_File fh, const char *key, MPI_Offset dflt) {
+static MPI_Offset mpi_hint(const struct cio_file *f, const char *key, MPI_Offset dflt) {
   MPI_Info info;
-  if (mpisw_next.File_get_info(fh, &info) != MPI_SUCCESS) return dflt;
+  if (f->be->get_info(f->fh, &info) != MPI_SUCCESS) return dflt;
   char v[MPI_MAX_INFO_VAL + 1];
   int flag = 0;
   PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag);
@@ -132,11 +138,14 @@ static void file_free(struct cio_file *f) {
 }
 
 /* The engine's state of a file the MPI just opened; 0 or -1 with e. */
-static int file_make(MPI_Comm comm, const char *name, int amode, const struct cio_hints *h,
-                     MPI_File fh, struct cio_file **out, struct mpisw_error *e) {
+static int file_make(MPI_Comm comm, const char *name, int pooled, int amode,
+                     const struct cio_hints *h, MPI_File fh, struct cio_file **out,
+                     struct mpisw_error *e) {
   struct cio_file *f = calloc(1, sizeof *f);
   if (!f) return mpisw_fail(e, MPISW_K_NOMEM, "no memory for the engine's state of %s", name);
   f->fh = fh;
+  f->pooled = pooled;
+  f->be = pooled ? &mpisw_cio_pool_backend : &mpisw_cio_fd_backend;
   f->fd = -1;
   f->comm = MPI_COMM_NULL;
   f->etype = f->ftype = MPI_BYTE;
@@ -144,14 +153,15 @@ static int file_make(MPI_Comm comm, const char *name, int amode, const struct ci
   f->amode = amode;
   f->h = *h;
   *out = f;
-  snprintf(f->path, sizeof f->path, "%s", strip_prefix(name));
+  snprintf(f->path, sizeof f->path, "%s", pooled ? name : strip_prefix(name));
   if (PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
     return mpisw_fail(e, MPISW_K_USAGE, "MPI_Comm_dup of the file's communicator failed");
   PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
   PMPI_Comm_rank(f->comm, &f->rank);
   PMPI_Comm_size(f->comm, &f->size);
-  if (f->h.cb_buffer_size <= 0) f->h.cb_buffer_size = mpi_hint(fh, "cb_buffer_size", 16777216);
-  if (f->h.striping_unit < 0) f->h.striping_unit = mpi_hint(fh, "striping_unit", 0);
+  if (f->h.cb_buffer_size <= 0) f->h.cb_buffer_size = mpi_hint(f, "cb_buffer_size", 16777216);
+  if (f->h.striping_unit < 0) f->h.striping_unit = mpi_hint(f, "striping_unit", 0);
+  if (pooled) return topo_get(comm, &f->topo, e);
   int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : (amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
   f->fd = open(f->path, flags | O_CLOEXEC);
   if (f->fd < 0)
@@ -168,8 +178,10 @@ static int open_error(const struct mpisw_error *e) {
   return code;
 }
 
-int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
-                        MPI_File *fh) {
+/* Opens filename through the MPI, or the pooled file pool_name (not NULL)
+ * through pfile, with the engine's state when a strategy is asked for. */
+static int open_file(MPI_Comm comm, const char *filename, const char *pool_name, int amode,
+                     MPI_Info info, MPI_File *fh) {
   struct mpisw_error e = {0, ""};
   struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO};
   int failed = 0;
@@ -184,7 +196,8 @@ int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info
   int rank, size, inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
       PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
-    return mpisw_next.File_open(comm, filename, amode, info, fh); /* the MPI's error */
+    return pool_name ? mpisw_pfile_open(comm, pool_name, amode, info, fh)
+                     : mpisw_next.File_open(comm, filename, amode, info, fh); /* its error */
   long long hash = want ? (long long)(mpisw_cio_hints_hash(&h, 0) >> 1) : 0;
   long long v[3] = {failed ? rank : size, hash, -hash}, r[3];
   PMPI_Allreduce(v, r, 3, MPI_LONG_LONG, MPI_MIN, comm);
@@ -205,20 +218,23 @@ int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info
     PMPI_Info_dup(info, &mine);
     PMPI_Info_delete(mine, "cb_nodes");
   }
-  int rc = mpisw_next.File_open(comm, filename, amode, mine != MPI_INFO_NULL ? mine : info, fh);
+  MPI_Info use = mine != MPI_INFO_NULL ? mine : info;
+  int rc = pool_name ? mpisw_pfile_open(comm, pool_name, amode, use, fh)
+                     : mpisw_next.File_open(comm, filename, amode, use, fh);
   if (mine != MPI_INFO_NULL) PMPI_Info_free(&mine);
   if (rc != MPI_SUCCESS || !want) return rc;
 
   struct cio_file *f = NULL;
-  failed = file_make(comm, filename, amode, &h, *fh, &f, &e) != 0;
+  failed = file_make(comm, filename, pool_name != NULL, amode, &h, *fh, &f, &e) != 0;
   int any = 0;
   PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
   if (any) {
     int first = 0, mine_rank = failed ? rank : size;
     PMPI_Allreduce(&mine_rank, &first, 1, MPI_INT, MPI_MIN, comm);
     PMPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, comm);
+    const struct cio_backend *be = pool_name ? &mpisw_cio_pool_backend : &mpisw_cio_fd_backend;
     file_free(f);
-    mpisw_next.File_close(fh);
+    be->close(fh);
     return open_error(&e);
   }
   pthread_mutex_lock(&files_lock);
@@ -227,6 +243,16 @@ int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info
   __atomic_add_fetch(&mpisw_cio_live, 1, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&files_lock);
   return MPI_SUCCESS;
+}
+
+int mpisw_cio_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                        MPI_File *fh) {
+  return open_file(comm, filename, NULL, amode, info, fh);
+}
+
+int mpisw_cio_pfile_open(MPI_Comm comm, const char *filename, const char *pool_name, int amode,
+                         MPI_Info info, MPI_File *fh) {
+  return open_file(comm, filename, pool_name, amode, info, fh);
 }
 
 int mpisw_cio_File_close(MPI_File *fh) {
@@ -238,8 +264,9 @@ int mpisw_cio_File_close(MPI_File *fh) {
   if (*p) *p = f->next;
   __atomic_sub_fetch(&mpisw_cio_live, 1, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&files_lock);
+  const struct cio_backend *be = f->be;
   file_free(f);
-  return mpisw_next.File_close(fh);
+  return be->close(fh);
 }
 
 /* ---- the view ---- */
@@ -255,8 +282,8 @@ int mpisw_cio_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                             MPI_Datatype filetype, const char *datarep, MPI_Info info) {
   struct cio_file *f = mpisw_cio_find(fh);
   if (!f) return MPISW_CIO_PASS;
-  int rc = mpisw_next.File_set_view(fh, disp, etype, filetype, datarep, info);
-  if (rc != MPI_SUCCESS) return rc;
+  int rc = f->be->set_view(fh, disp, etype, filetype, datarep, info);
+  if (rc != MPI_SUCCESS || f->pooled) return rc; /* pfile keeps a pooled file's view */
   MPI_Datatype old_e = f->etype, old_f = f->ftype;
   f->etype = keep_type(etype);
   f->ftype = keep_type(filetype);
@@ -276,7 +303,8 @@ int mpisw_cio_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   return rc;
 }
 
-int mpisw_cio_view(struct cio_file *f) {
+int mpisw_cio_view(struct cio_file *f, MPI_Count *esize) {
+  if (f->pooled) return mpisw_pfile_view_esize(f->fh, esize);
   if (f->view_state == 0) {
     char why[256];
     int writing = !(f->amode & MPI_MODE_RDONLY);
@@ -286,6 +314,7 @@ int mpisw_cio_view(struct cio_file *f) {
             ? 1
             : -1;
   }
+  *esize = f->view.esize;
   return f->view_state == 1 ? 0 : -1;
 }
 
@@ -303,7 +332,7 @@ int mpisw_cio_File_set_info(MPI_File fh, MPI_Info info) {
     snprintf(e.msg, sizeof e.msg, "%s", why);
     e.kind = MPISW_K_HINT;
     int code = mpisw_error_code("MPI_File_set_info", &e);
-    mpisw_next.File_call_errhandler(fh, code);
+    f->be->call_errhandler(fh, code);
     return code;
   }
   long long hash = (long long)(mpisw_cio_hints_hash(&h, 0) >> 1);
@@ -313,7 +342,7 @@ int mpisw_cio_File_set_info(MPI_File fh, MPI_Info info) {
     mpisw_fail(&e, MPISW_K_HINT, "ranks disagree on the collective I/O hints given to "
                "MPI_File_set_info for %s", f->path);
     int code = mpisw_error_code("MPI_File_set_info", &e);
-    mpisw_next.File_call_errhandler(fh, code);
+    f->be->call_errhandler(fh, code);
     return code;
   }
   MPI_Info mine = MPI_INFO_NULL;
@@ -326,7 +355,7 @@ int mpisw_cio_File_set_info(MPI_File fh, MPI_Info info) {
       PMPI_Info_delete(mine, "cb_nodes");
     }
   }
-  int rc = mpisw_next.File_set_info(fh, mine != MPI_INFO_NULL ? mine : info);
+  int rc = f->be->set_info(fh, mine != MPI_INFO_NULL ? mine : info);
   if (mine != MPI_INFO_NULL) PMPI_Info_free(&mine);
   if (rc == MPI_SUCCESS) f->h = h;
   return rc;
@@ -335,7 +364,7 @@ int mpisw_cio_File_set_info(MPI_File fh, MPI_Info info) {
 int mpisw_cio_File_get_info(MPI_File fh, MPI_Info *info_used) {
   struct cio_file *f = mpisw_cio_find(fh);
   if (!f) return MPISW_CIO_PASS;
-  int rc = mpisw_next.File_get_info(fh, info_used);
+  int rc = f->be->get_info(fh, info_used);
   if (rc == MPI_SUCCESS) mpisw_cio_report_info(f, *info_used);
   return rc;
 }
@@ -343,7 +372,7 @@ int mpisw_cio_File_get_info(MPI_File fh, MPI_Info *info_used) {
 int mpisw_cio_File_set_atomicity(MPI_File fh, int flag) {
   struct cio_file *f = mpisw_cio_find(fh);
   if (!f) return MPISW_CIO_PASS;
-  int rc = mpisw_next.File_set_atomicity(fh, flag);
+  int rc = f->be->set_atomicity(fh, flag);
   if (rc == MPI_SUCCESS) f->atomic = flag != 0;
   return rc;
 }

@@ -1,39 +1,24 @@
-/* The aggregator's I/O on its own descriptor of the file: whole ranges,
- * retried on short transfers and EINTR (the page cache is the one ROMIO's
- * descriptor sees, so a later ROMIO call on the handle reads these bytes). */
+/* The aggregators' I/O: whole ranges through the file's backend
+ * (backend.c), and the calls without two phases. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cio/engine.h"
 
-int mpisw_cio_pwrite(int fd, const void *buf, size_t len, MPI_Offset off) {
-  const char *p = buf;
-  while (len) {
-    ssize_t n = pwrite(fd, p, len, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return EIO;
-    p += n, len -= (size_t)n, off += n;
-  }
-  return 0;
+int mpisw_cio_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset off) {
+  return f->be->write(f, buf, len, off);
 }
 
-int mpisw_cio_pread(int fd, void *buf, size_t len, MPI_Offset off) {
-  char *p = buf;
-  while (len) {
-    ssize_t n = pread(fd, p, len, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) { /* past the end of the file: zeros, as ROMIO's buffer holds */
-      memset(p, 0, len);
-      return 0;
-    }
-    p += n, len -= (size_t)n, off += n;
-  }
-  return 0;
+int mpisw_cio_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {
+  return f->be->read(f, buf, len, off);
+}
+
+int mpisw_cio_io_error(struct cio_file *f, int writing, int err, char *why, size_t whylen) {
+  snprintf(why, whylen, "%s of %s failed: %s", writing ? f->be->write_name : f->be->read_name,
+           f->path, f->io_msg[0] ? f->io_msg : strerror(err));
+  return err == ENOSPC ? MPI_ERR_NO_SPACE : err == EDQUOT ? MPI_ERR_QUOTA : MPI_ERR_IO;
 }
 
 /* ROMIO's rule for a collective call whose ranks do not interleave (or
@@ -51,15 +36,11 @@ int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen) {
     int err = 0;
     double t0 = PMPI_Wtime();
     for (MPI_Count i = 0; i < a->n && !err; i++)
-      err = op->writing ? mpisw_cio_pwrite(f->fd, base + a->pos[i], (size_t)a->len[i], a->off[i])
-                        : mpisw_cio_pread(f->fd, base + a->pos[i], (size_t)a->len[i], a->off[i]);
+      err = op->writing ? mpisw_cio_write(f, base + a->pos[i], (size_t)a->len[i], a->off[i])
+                        : mpisw_cio_read(f, base + a->pos[i], (size_t)a->len[i], a->off[i]);
     op->r->t_io += PMPI_Wtime() - t0;
     int cls = MPI_SUCCESS;
-    if (err) {
-      cls = err == ENOSPC ? MPI_ERR_NO_SPACE : err == EDQUOT ? MPI_ERR_QUOTA : MPI_ERR_IO;
-      snprintf(why, whylen, "%s of %s failed: %s", op->writing ? "pwrite" : "pread", f->path,
-               strerror(err));
-    }
+    if (err) cls = mpisw_cio_io_error(f, op->writing, err, why, whylen);
     return mpisw_cio_agree(f->comm, cls, why, whylen);
   }
   size_t cap = (size_t)(a->bytes < cbs ? a->bytes : cbs);
@@ -84,8 +65,8 @@ int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen) {
     while (at < blen && !err) {
       MPI_Count n = a->len[i] - skip;
       if (n > blen - at) n = blen - at;
-      err = op->writing ? mpisw_cio_pwrite(f->fd, tmp + at, (size_t)n, a->off[i] + skip)
-                        : mpisw_cio_pread(f->fd, tmp + at, (size_t)n, a->off[i] + skip);
+      err = op->writing ? mpisw_cio_write(f, tmp + at, (size_t)n, a->off[i] + skip)
+                        : mpisw_cio_read(f, tmp + at, (size_t)n, a->off[i] + skip);
       at += n;
       skip += n;
       if (skip == a->len[i]) i++, skip = 0;
@@ -96,10 +77,6 @@ int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen) {
     op->r->t_io += t2 - t1;
   }
   free(tmp);
-  if (err) {
-    cls = err == ENOSPC ? MPI_ERR_NO_SPACE : err == EDQUOT ? MPI_ERR_QUOTA : MPI_ERR_IO;
-    snprintf(why, whylen, "%s of %s failed: %s", op->writing ? "pwrite" : "pread", f->path,
-             strerror(err));
-  }
+  if (err) cls = mpisw_cio_io_error(f, op->writing, err, why, whylen);
   return mpisw_cio_agree(f->comm, cls, why, whylen);
 }

@@ -1,8 +1,8 @@
 /* MPI-IO. Files named "mem:..." or matching MPISW_MEM_PATHS are pooled
  * files (src/pfile/, whose handles are its own); files opened with a
- * collective I/O strategy (mpisw_cb_strategy, MPISW_CB_STRATEGY) have their
- * collective reads and writes done by the engine (src/cio/), which passes
- * back what it does not take; every other call goes to the MPI untouched,
+ * collective I/O strategy (mpisw_cb_strategy, MPISW_CB_STRATEGY), pooled or
+ * not, have their collective reads and writes done by the engine
+ * (src/cio/), asked first, which passes back what it does not take; every other call goes to the MPI untouched,
  * so a program without either behaves exactly as without the library (one
  * load per call while no such file is open). The calls on an open file (MPISW_FILE lines of
  * pmpi/calls.def) are generated here. */
@@ -42,20 +42,20 @@ static inline int engine_live(void) {
 #define MPISW_FILE4(name, params, args)
 #define MPISW_FILE_CIO(name, params, args)                   \
   int mpisw_do_##name params {                               \
-    if (pooled(fh)) return mpisw_pfile_##name args;          \
     if (engine_live()) {                                     \
       int rc = mpisw_cio_##name args;                        \
       if (rc != MPISW_CIO_PASS) return rc;                   \
     }                                                        \
+    if (pooled(fh)) return mpisw_pfile_##name args;          \
     return mpisw_next.name args;                             \
   }
 #define MPISW_FILE_CIO_C(name, params, args)                              \
   int mpisw_do_##name(MPISW_UNPAREN params, int large) {                 \
-    if (pooled(fh)) return mpisw_pfile_##name(MPISW_UNPAREN args, large); \
     if (engine_live()) {                                                  \
       int rc = mpisw_cio_##name(MPISW_UNPAREN args, large);               \
       if (rc != MPISW_CIO_PASS) return rc;                                \
     }                                                                     \
+    if (pooled(fh)) return mpisw_pfile_##name(MPISW_UNPAREN args, large); \
     return mpisw_mpi_##name(MPISW_UNPAREN args, large);                   \
   }
 #include "pmpi/calls.def"
@@ -70,17 +70,18 @@ static inline int engine_live(void) {
 int mpisw_do_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                        MPI_File *fh) {
   const char *name;
-  if (mpisw_pfile_route(filename, &name)) return mpisw_pfile_open(comm, name, amode, info, fh);
+  if (mpisw_pfile_route(filename, &name)) /* the engine's too, with a strategy */
+    return mpisw_cio_pfile_open(comm, filename, name, amode, info, fh);
   if (mpisw_disabled) return mpisw_next.File_open(comm, filename, amode, info, fh);
   return mpisw_cio_File_open(comm, filename, amode, info, fh);
 }
 
 int mpisw_do_File_close(MPI_File *fh) {
-  if (fh && pooled(*fh)) return mpisw_pfile_close(fh);
   if (fh && engine_live()) {
     int rc = mpisw_cio_File_close(fh);
     if (rc != MPISW_CIO_PASS) return rc;
   }
+  if (fh && pooled(*fh)) return mpisw_pfile_close(fh);
   return mpisw_next.File_close(fh);
 }
 

@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include "core/error.h"
+#include "pfile/typemap.h"
 #include "pmpi/next.h"
 #include "process/module.h"
 
@@ -52,6 +54,21 @@ void mpisw_pfile_errhandler_made(MPI_Errhandler eh, MPI_File_errhandler_function
 #if MPI_VERSION >= 4
 int mpisw_pfile_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent);
 #endif
+
+/* For the collective I/O engine serving a pooled file (src/cio/,
+ * ranges.c). The file's view: *esize its etype's size; 0, or -1 when the
+ * engine cannot take it (external32). The file pieces of stream bytes
+ * [pos, pos + len) of the view, as mpisw_view_map gives them. */
+int mpisw_pfile_view_esize(MPI_File fh, MPI_Count *esize);
+int mpisw_pfile_view_map(MPI_File fh, MPI_Count pos, MPI_Count len, mpisw_view_piece_fn fn,
+                         void *ctx);
+/* len bytes at file offset off written from buf / read into it through the
+ * pool (zeros past the end of the file): 0, or an errno value (ENOSPC: the
+ * pool is full) with e saying what. */
+int mpisw_pfile_write_range(MPI_File fh, const void *buf, size_t len, MPI_Offset off,
+                            struct mpisw_error *e);
+int mpisw_pfile_read_range(MPI_File fh, void *buf, size_t len, MPI_Offset off,
+                           struct mpisw_error *e);
 
 /* The module's table (process/module.h): at MPI_Finalize, pooled files with
  * a drain path are written out, and MPISW_REPORT's lines per pooled file. */

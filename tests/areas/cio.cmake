@@ -31,6 +31,25 @@ mpisw_mpi_test(cio_views4_cbnodes PROG t_cio NP 4 LABELS cio extended
 mpisw_mpi_test(cio_views4_independent PROG t_cio NP 4 LABELS cio extended
                ARGS views - - darray,zero_count disable)
 
+# Pooled files ("mem:"): the views written by the engine (each strategy)
+# and by pfile's own path, byte-identical to the MPI's collective write to
+# an ordinary file, read back by the engine and by independent reads; many
+# rounds of a 64-byte buffer, every rank its own node.
+mpisw_mpi_test(cio_pool PROG t_cio ARGS pool NP 2 LABELS cio pfile)
+mpisw_mpi_test(cio_pool_rounds PROG t_cio NP 2 LABELS cio pfile ENV MPISW_TOPO_HOSTNAME=n%r
+               ARGS pool - 64 contiguous,vector,indexed_holes,pointer,write_at_all)
+mpisw_mpi_test(cio_pool4 PROG t_cio NP 4 LABELS cio pfile extended
+               ARGS pool auto 256 subarray3d,zero_count
+               ENV MPISW_TOPO_HOSTNAME=n0,n0,n1,n1)
+# The report's checks on a pooled file (info keys, nonblocking and split
+# forms, the independent rule, atomic mode left to pfile), the strategy
+# from the environment.
+mpisw_mpi_test(cio_pool_report PROG t_cio ARGS report mem:t_cio_report env NP 2
+               LABELS cio pfile ENV MPISW_TOPO_HOSTNAME=n%r MPISW_CB_STRATEGY=tatp)
+# The engine's write fills the pool: MPI_ERR_NO_SPACE on every rank.
+mpisw_mpi_test(cio_pool_full PROG t_cio ARGS poolfull NP 2 LABELS cio pfile
+               ENV MPISW_POOL_SIZE=8M)
+
 # Bad hints, ranks that disagree (at open, in a call): the error on every rank.
 mpisw_mpi_test(cio_errors PROG t_cio ARGS errors NP 1 2 LABELS cio)
 mpisw_mpi_test(cio_errors4 PROG t_cio ARGS errors NP 4 LABELS cio extended)

@@ -8,7 +8,17 @@
  *       engine reads the data back with read_all / read_at_all, and ROMIO
  *       reads the engine's file on the same handle.
  *   t_cio errors     bad hints, disagreement: an error on every rank
- *   t_cio report     MPI_File_get_info keys and the nonblocking and split forms
+ *   t_cio report [FILE [env]]   MPI_File_get_info keys and the nonblocking and
+ *       split forms (on FILE, a pooled file's name, instead of an ordinary
+ *       file; env: the strategy from MPISW_CB_STRATEGY, not the hint)
+ *   t_cio pool [cb_nodes [cb_buffer_size [views]]]
+ *       The views on a pooled file ("mem:"): written through the engine
+ *       (every strategy; and through pfile's own path without one), read
+ *       back through the engine and with independent reads, the engine's
+ *       calls counted in get_info, and the whole pooled file byte-identical
+ *       to the MPI's collective write of the same data to an ordinary file.
+ *   t_cio poolfull   (MPISW_POOL_SIZE small) the engine's write fills the
+ *       pool: MPI_ERR_NO_SPACE on every rank, the file still closes
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,7 +207,7 @@ static MPI_Info hints(const char *strategy, const char *cb_nodes, const char *cb
     MPI_Info_set(info, "romio_cb_write", cb_mode);
     MPI_Info_set(info, "romio_cb_read", cb_mode);
   }
-  MPI_Info_set(info, "mpisw_cb_strategy", strategy);
+  if (strategy) MPI_Info_set(info, "mpisw_cb_strategy", strategy);
   if (cb_nodes) MPI_Info_set(info, "cb_nodes", cb_nodes);
   if (cbs) MPI_Info_set(info, "cb_buffer_size", cbs);
   return info;
@@ -468,15 +478,17 @@ static const char *info_val(MPI_File fh, const char *key) {
   return v;
 }
 
-static int report(void) {
+/* file: "" for an ordinary file, else a pooled file's name; env: the
+ * strategy from MPISW_CB_STRATEGY (tatp), not the hint. */
+static int report(const char *file, int env) {
   /* every rank its own node (MPISW_TOPO_HOSTNAME=n%r): one domain per rank.
    * Rank r writes the block that domain P-1-r covers: OTP (domain d to rank
    * d) moves every byte, LATP and TATP none. */
   const int n = 1024;
   int *x = malloc(sizeof(int) * n), *y = malloc(sizeof(int) * n);
   for (int i = 0; i < n; i++) x[i] = me * 100000 + i;
-  const char *path = tl_path("report");
-  MPI_Info info = hints("tatp", NULL, NULL);
+  const char *path = file[0] ? file : tl_path("report");
+  MPI_Info info = hints(env ? NULL : "tatp", NULL, NULL);
   MPI_File fh;
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
   CHECK(!strcmp(info_val(fh, "mpisw_cb_strategy"), "tatp"), "strategy key");
@@ -567,6 +579,152 @@ static int report(void) {
   return 0;
 }
 
+/* ---- pooled files ---- */
+static const char *info_val(MPI_File fh, const char *key);
+
+/* 1 when get_info has the key. */
+static int info_has(MPI_File fh, const char *key) {
+  MPI_Info info;
+  char v[MPI_MAX_INFO_VAL + 1];
+  int flag = 0;
+  CHECK_MPI(MPI_File_get_info(fh, &info));
+  MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag);
+  MPI_Info_free(&info);
+  return flag;
+}
+
+/* The whole pooled file (default view, independent reads on rank 0)
+ * against the ordinary file ref. */
+static void compare_pooled(const char *ref, MPI_File fh, const char *what) {
+  CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  int bad = 0;
+  if (me == 0) {
+    long n1;
+    unsigned char *a = slurp(ref, &n1);
+    MPI_Offset n2;
+    CHECK_MPI(MPI_File_get_size(fh, &n2));
+    unsigned char *b = malloc((size_t)n2 + 1);
+    CHECK_MPI(MPI_File_read_at(fh, 0, b, (int)n2, MPI_BYTE, MPI_STATUS_IGNORE));
+    if (n1 != n2) {
+      tl_log("FAIL %s: %lld bytes, the MPI's file %ld", what, (long long)n2, n1);
+      bad = 1;
+    }
+    for (long i = 0; !bad && i < n1; i++)
+      if (a[i] != b[i]) {
+        tl_log("FAIL %s: byte %ld is %d, the MPI's %d", what, i, b[i], a[i]);
+        bad = 1;
+      }
+    free(a), free(b);
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  CHECK(!bad, "%s: not the MPI's bytes", what);
+}
+
+/* One view on the pooled file name with strategy s (0: none, pfile's own
+ * path): the background, the writes, the reads back, the count of the
+ * engine's calls, the bytes against ref; then the file is deleted. */
+static void pool_view(const char *name, const struct view *v, int s, const char *cb_nodes,
+                      const char *cbs, const char *ref) {
+  MPI_Info info = hints(strategies[s], cb_nodes, cbs);
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+  MPI_Info_free(&info);
+  if (me == 0) { /* the background, by pfile's independent write */
+    unsigned char b[4096];
+    memset(b, BACKGROUND, sizeof b);
+    CHECK_MPI(MPI_File_write_at(fh, 0, b, (int)sizeof b, MPI_BYTE, MPI_STATUS_IGNORE));
+  }
+  CHECK_MPI(MPI_File_sync(fh));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_File_sync(fh));
+  set_view(fh, v);
+  unsigned char *buf = malloc(v->mbytes);
+  do_write(fh, v, buf, 0);
+  if (v->twice) do_write(fh, v, buf, 1);
+  free(buf);
+  CHECK_MPI(MPI_File_sync(fh));
+  read_back(fh, v, 0); /* the engine's reads */
+  read_back(fh, v, 1); /* independent: pfile's */
+  int calls = (v->twice ? 2 : 1) * 2;
+  if (s == 0)
+    CHECK(!info_has(fh, "mpisw_cb_calls"), "%s: the engine served a pooled file without a "
+          "strategy", v->name);
+  else
+    CHECK(atoi(info_val(fh, "mpisw_cb_calls")) == calls, "%s, %s: the engine served %s calls, "
+          "not %d", v->name, strategies[s], info_val(fh, "mpisw_cb_calls"), calls);
+  char what[128];
+  snprintf(what, sizeof what, "pooled file, view %s, strategy %s", v->name, strategies[s]);
+  compare_pooled(ref, fh, what);
+  CHECK_MPI(MPI_File_close(&fh));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) CHECK_MPI(MPI_File_delete(name, MPI_INFO_NULL));
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static int pool(int argc, char **argv) {
+  const char *cb_nodes = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
+  const char *cbs = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
+  const char *only = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL;
+  int nviews = 0;
+  struct view v;
+  for (int k = 0; make_view(k, &v); k++) {
+    char key[64], list[512];
+    snprintf(key, sizeof key, ",%s,", v.name);
+    snprintf(list, sizeof list, ",%s,", only ? only : "");
+    if (only && !strstr(list, key)) {
+      free_view(&v);
+      continue;
+    }
+    const char *ref = tl_path("%s_romio", v.name);
+    MPI_Info none = hints("romio", NULL, cbs);
+    write_file(ref, &v, none, 0);
+    MPI_Info_free(&none);
+    for (int s = 0; s < NSTRAT; s++) {
+      char name[128];
+      snprintf(name, sizeof name, "mem:t_cio_pool_%s_%s", v.name, strategies[s]);
+      pool_view(name, &v, s, cb_nodes, cbs, ref);
+    }
+    free_view(&v);
+    nviews++;
+  }
+  if (me == 0)
+    printf("pooled files: %d views x 3 strategies (and pfile's own path) byte-identical to the "
+           "MPI's collective write, read back (cb_nodes=%s, cb_buffer_size=%s)\n",
+           nviews, cb_nodes ? cb_nodes : "default", cbs ? cbs : "default");
+  return 0;
+}
+
+static int poolfull(void) {
+  /* each rank 12 MiB in blocks of 1 KiB interleaved by rank: two phases */
+  const int blk = 256, nblk = 12 * 1024;
+  int *x = malloc(sizeof(int) * blk * nblk);
+  for (int i = 0; i < blk * nblk; i++) x[i] = i + me;
+  MPI_Datatype ft;
+  MPI_Type_vector(nblk, blk, blk * P, MPI_INT, &ft);
+  MPI_Type_commit(&ft);
+  MPI_Info info = hints("tatp", NULL, NULL);
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, "mem:t_cio_poolfull", MPI_MODE_RDWR | MPI_MODE_CREATE,
+                          info, &fh));
+  MPI_Info_free(&info);
+  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * blk * 4, MPI_INT, ft, "native",
+                              MPI_INFO_NULL));
+  int rc = MPI_File_write_all(fh, x, blk * nblk, MPI_INT, MPI_STATUS_IGNORE), cls = 0;
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_NO_SPACE, "a full pool: class %d (%s)", cls, tl_errstr(rc));
+  /* (MPICH 4.0 shows its class's own text for codes under MPI's classes) */
+  CHECK(strncmp(tl_errstr(rc), "mpisw:", 6) ||
+            strstr(tl_errstr(rc), "pool write of mem:t_cio_poolfull failed"),
+        "message: %s", tl_errstr(rc));
+  CHECK_MPI(MPI_File_close(&fh));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) CHECK_MPI(MPI_File_delete("mem:t_cio_poolfull", MPI_INFO_NULL));
+  MPI_Type_free(&ft);
+  free(x);
+  if (me == 0) printf("full pool: MPI_ERR_NO_SPACE on every rank: %s\n", tl_errstr(rc));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -575,7 +733,10 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "views")) views(argc, argv);
   else if (!strcmp(argv[1], "errors")) errors();
   else if (!strcmp(argv[1], "enverror")) env_error(argc, argv);
-  else if (!strcmp(argv[1], "report")) report();
+  else if (!strcmp(argv[1], "report"))
+    report(argc > 2 ? argv[2] : "", argc > 3 && !strcmp(argv[3], "env"));
+  else if (!strcmp(argv[1], "pool")) pool(argc, argv);
+  else if (!strcmp(argv[1], "poolfull")) poolfull();
   else CHECK(0, "unknown mode %s", argv[1]);
   return tl_finish();
 }

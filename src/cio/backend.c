@@ -1,0 +1,91 @@
+/* Where the engine's calls on a file land, chosen at open: an ordinary
+ * file's handle is the MPI's and its bytes go through our own descriptor
+ * (pwrite/pread; the page cache is the one ROMIO's descriptor sees, so a
+ * later ROMIO call on the handle reads these bytes); a pooled file's handle
+ * and bytes are pfile's (its calls, and whole ranges through the pool). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cio/engine.h"
+#include "pfile/pfile.h"
+
+/* ---- ordinary files ---- */
+static int fd_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset off) {
+  const char *p = buf;
+  while (len) {
+    ssize_t n = pwrite(f->fd, p, len, off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    p += n, len -= (size_t)n, off += n;
+  }
+  return 0;
+}
+
+static int fd_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {
+  char *p = buf;
+  while (len) {
+    ssize_t n = pread(f->fd, p, len, off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) { /* past the end of the file: zeros, as ROMIO's buffer holds */
+      memset(p, 0, len);
+      return 0;
+    }
+    p += n, len -= (size_t)n, off += n;
+  }
+  return 0;
+}
+
+static int mpi_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype ftype,
+                        const char *datarep, MPI_Info info) {
+  return mpisw_next.File_set_view(fh, disp, etype, ftype, datarep, info);
+}
+static int mpi_get_info(MPI_File fh, MPI_Info *info) { return mpisw_next.File_get_info(fh, info); }
+static int mpi_set_info(MPI_File fh, MPI_Info info) { return mpisw_next.File_set_info(fh, info); }
+static int mpi_set_atomicity(MPI_File fh, int flag) {
+  return mpisw_next.File_set_atomicity(fh, flag);
+}
+static int mpi_get_position(MPI_File fh, MPI_Offset *pos) {
+  return mpisw_next.File_get_position(fh, pos);
+}
+static int mpi_seek(MPI_File fh, MPI_Offset off, int whence) {
+  return mpisw_next.File_seek(fh, off, whence);
+}
+static int mpi_call_errhandler(MPI_File fh, int code) {
+  return mpisw_next.File_call_errhandler(fh, code);
+}
+static int mpi_close(MPI_File *fh) { return mpisw_next.File_close(fh); }
+
+const struct cio_backend mpisw_cio_fd_backend = {
+    "pwrite",     "pread",          fd_write, fd_read,         mpi_set_view,
+    mpi_get_info, mpi_set_info,     mpi_set_atomicity, mpi_get_position, mpi_seek,
+    mpi_call_errhandler, mpi_close};
+
+/* ---- pooled files ---- */
+static int pool_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset off) {
+  struct mpisw_error e = {0, ""};
+  int err = mpisw_pfile_write_range(f->fh, buf, len, off, &e);
+  if (err) snprintf(f->io_msg, sizeof f->io_msg, "%s", e.msg);
+  return err;
+}
+
+static int pool_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {
+  struct mpisw_error e = {0, ""};
+  int err = mpisw_pfile_read_range(f->fh, buf, len, off, &e);
+  if (err) snprintf(f->io_msg, sizeof f->io_msg, "%s", e.msg);
+  return err;
+}
+
+static int pool_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype ftype,
+                         const char *datarep, MPI_Info info) {
+  return mpisw_pfile_File_set_view(fh, disp, etype, ftype, datarep, info);
+}
+
+const struct cio_backend mpisw_cio_pool_backend = {
+    "pool write", "pool read", pool_write, pool_read, pool_set_view,
+    mpisw_pfile_File_get_info, mpisw_pfile_File_set_info, mpisw_pfile_File_set_atomicity,
+    mpisw_pfile_File_get_position, mpisw_pfile_File_seek, mpisw_pfile_File_call_errhandler,
+    mpisw_pfile_close};
