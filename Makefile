@@ -104,6 +104,9 @@ test-extended: build
 #   label demo   scripts/demo.sh runs the preload example too (and times runs)
 #   label install  a consumer built without -fsanitize against the ASan
 #        library is the same preload situation
+#   label simcluster  jobs on the simulated cluster preload a guard for UCX's
+#        TCP close (tests/tools/simcluster_ucx_close.c), the same preload
+#        situation; build/mpich runs them
 #   label reliability  jobs killed at random instants (kill -9, power cuts):
 #        process deaths, not memory errors; build/mpich runs them
 #   unit_test_pager_tsan  ThreadSanitizer, not ASan: build/mpich runs it
@@ -111,7 +114,7 @@ SAN_TREE   := build/asan-mpich
 SANITIZE   ?= address,undefined
 SAN_ASAN   := halt_on_error=1:abort_on_error=1
 SAN_UBSAN  := halt_on_error=1:abort_on_error=1:print_stacktrace=1
-SAN_EXCL_LABELS := preload|demo|install|reliability
+SAN_EXCL_LABELS := preload|demo|install|reliability|simcluster
 SAN_EXCL_NAMES  := ^(example_preload.*|readme_code)$$
 FUZZ_SECONDS ?= 600
 
