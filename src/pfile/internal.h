@@ -109,6 +109,9 @@ int mpisw_pfile_agree(struct mpisw_pfile *f, MPI_Comm comm, int code, const char
 
 /* ---- module.c: a closed file's figures, for MPISW_REPORT ---- */
 void mpisw_pfile_note_stats(struct mpisw_pfile *f);
+/* stats.c: rank 0 prints every name's figures over all ranks and the pool's
+ * peak use (pool_seen: the pool was made); collective. */
+void mpisw_pfile_report_stats(int pool_seen, uint64_t pool_peak);
 
 /* ---- view.c: views ---- */
 /* 1 for a predefined datatype (never freed or duplicated by the module). */
