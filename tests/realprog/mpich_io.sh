@@ -155,9 +155,9 @@ fetch() {
 
 # run CACHE MODE SET LIBMPISW [MPI] -- MPIEXEC...
 run() {
-  mode=$2 set=$3 lib=$4 mpi=mpich
+  where=$1 mode=$2 set=$3 lib=$4 mpi=mpich
   case "${5:-}" in mpich | openmpi) mpi=$5; shift ;; esac
-  locate "$1" "$mpi"
+  locate "$where" "$mpi"
   shift 4
   [ "${1:-}" = "--" ] && shift
   [ -f "$stamp" ] || fetch "$cache" "$mpi" >/dev/null
