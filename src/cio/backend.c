@@ -9,34 +9,20 @@
 #include <unistd.h>
 
 #include "cio/engine.h"
+#include "core/storage.h"
 #include "pfile/pfile.h"
 
 /* ---- ordinary files ---- */
 static int fd_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset off) {
-  const char *p = buf;
-  while (len) {
-    ssize_t n = pwrite(f->fd, p, len, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return EIO;
-    p += n, len -= (size_t)n, off += n;
-  }
-  return 0;
+  return mpisw_pwrite_all(f->fd, buf, len, (uint64_t)off);
 }
 
 static int fd_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {
-  char *p = buf;
-  while (len) {
-    ssize_t n = pread(f->fd, p, len, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) { /* past the end of the file: zeros, as ROMIO's buffer holds */
-      memset(p, 0, len);
-      return 0;
-    }
-    p += n, len -= (size_t)n, off += n;
-  }
-  return 0;
+  uint64_t got;
+  int err = mpisw_pread_upto(f->fd, buf, len, (uint64_t)off, &got);
+  if (!err && got < len) /* past the end of the file: zeros, as ROMIO's buffer holds */
+    memset((char *)buf + got, 0, len - got);
+  return err;
 }
 
 static int mpi_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype ftype,

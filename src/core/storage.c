@@ -361,17 +361,25 @@ void mpisw_region_unmap(struct mpisw_region *r) {
   r->base = NULL;
 }
 
-int mpisw_pread_all(int fd, void *buf, uint64_t n, uint64_t off) {
+int mpisw_pread_upto(int fd, void *buf, uint64_t n, uint64_t off, uint64_t *got) {
   uint64_t done = 0;
+  int err = 0;
   while (done < n) {
     uint64_t want = n - done > (1u << 30) ? (1u << 30) : n - done;
     ssize_t r = pread(fd, (char *)buf + done, want, (off_t)(off + done));
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return errno;
-    if (r == 0) return ENODATA;
+    if (r < 0) err = errno;
+    if (r <= 0) break;
     done += (uint64_t)r;
   }
-  return 0;
+  *got = done;
+  return err;
+}
+
+int mpisw_pread_all(int fd, void *buf, uint64_t n, uint64_t off) {
+  uint64_t got;
+  int err = mpisw_pread_upto(fd, buf, n, off, &got);
+  return err ? err : got < n ? ENODATA : 0;
 }
 
 int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off) {

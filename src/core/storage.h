@@ -50,6 +50,9 @@ int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off);
 /* All n bytes at off read, past EINTR and short reads: 0, the errno of a
  * failed read, or ENODATA when the file ends first. */
 int mpisw_pread_all(int fd, void *buf, uint64_t n, uint64_t off);
+/* The same, stopping at the end of the file: *got bytes read (< n there);
+ * 0 or the errno of a failed read. */
+int mpisw_pread_upto(int fd, void *buf, uint64_t n, uint64_t off, uint64_t *got);
 
 /* Undoes what open/reserve did (shrinks a grown file, removes a new one). */
 void mpisw_file_rollback(struct mpisw_file *f);
