@@ -38,7 +38,7 @@ struct hacc_options {
   int verify;             /* verify every restart byte (default on) */
   int cold;               /* drop the file from the page cache before restart */
   int remove;             /* remove the checkpoint file(s) at the end */
-  const char *backend;    /* win: storage_backend hint (mmap | pager) */
+  const char *backend;    /* win: storage_backend hint (auto | mmap | pager) */
   const char *access;     /* win: access_style hint, or NULL */
   int quiet;              /* no summary lines on stderr */
 };
@@ -116,6 +116,8 @@ int hacc_win_restart(const struct hacc_options *o, struct hacc_particles *pt, in
 /* After a win restart, the particles live in its window: freed here (outside
  * the timed phase), the arrays pointed back at their own memory. */
 void hacc_win_close(struct hacc_particles *pt);
+/* storage_backend in effect for the last window made (MPI_Win_get_info). */
+const char *hacc_win_backend(void);
 /* The mpisw_ckpt_* API (io_ckpt.c). */
 int hacc_ckpt_checkpoint(const struct hacc_options *o, struct hacc_particles *pt, int step,
                          struct hacc_io_result *res);

@@ -7,7 +7,8 @@
  * Hints: storage_node_shared=false (nothing here needs RMA between ranks;
  * the node-shared form would map every rank's section in every process),
  * storage_backend from --backend (mmap: the kernel's page cache; pager:
- * mpisw's user-level pager, O_DIRECT block I/O), access_style from --access;
+ * mpisw's user-level pager, O_DIRECT block I/O; auto: the library's choice,
+ * read back from MPI_Win_get_info), access_style from --access;
  * the restart's window is storage_alloc_discard=true (it wrote nothing).
  * The restart makes the same window over the existing file and does not
  * copy: the particles live in the window from then on (the arrays point into
@@ -24,6 +25,20 @@
 #include <unistd.h>
 
 #include "hacc_io.h"
+
+/* The backend the library chose for the last window (auto decides). */
+static char backend_used[16] = "none";
+
+static void note_backend(MPI_Win win) {
+  MPI_Info info;
+  int flag = 0;
+  if (MPI_Win_get_info(win, &info) != MPI_SUCCESS) return;
+  MPI_Info_get(info, "storage_backend", (int)sizeof backend_used - 1, backend_used, &flag);
+  if (!flag) snprintf(backend_used, sizeof backend_used, "?");
+  MPI_Info_free(&info);
+}
+
+const char *hacc_win_backend(void) { return backend_used; }
 
 static int make_window(const struct hacc_options *o, uint64_t off, uint64_t bytes, int reading,
                        MPI_Win *win, char **base, char *why, size_t n) {
@@ -47,6 +62,7 @@ static int make_window(const struct hacc_options *o, uint64_t off, uint64_t byte
     return HACC_IO_ERROR;
   }
   MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+  note_backend(*win);
   return 0;
 }
 
@@ -113,7 +129,7 @@ int hacc_win_restart(const struct hacc_options *o, struct hacc_particles *pt, in
   if (rc) return rc;
   long page = sysconf(_SC_PAGESIZE);
   uint64_t bytes = hacc_section_bytes(pt->n);
-  if (!strcmp(o->backend, "mmap") && pt->n) {
+  if (!strcmp(backend_used, "mmap") && pt->n) {
     uintptr_t b = (uintptr_t)base / (uintptr_t)page * (uintptr_t)page;
     madvise((void *)b, (uintptr_t)base - b + bytes, MADV_WILLNEED);
   }

@@ -67,7 +67,7 @@ static void report(const struct hacc_options *o, const struct phase *ph) {
          "\"access\":\"%s\",\"ranks\":%d,\"particles\":%llu,\"bytes\":%llu,\"step\":%d,"
          "\"seconds\":%.6f,\"gb_per_s\":%.4f,\"cache\":\"%s\",\"cached_bytes\":%lld,"
          "\"verify\":\"%s\",\"status\":%d,\"load1\":%.2f,\"cores\":%ld}\n",
-         ph->name, hacc_method_name(o->method), o->method == HACC_WIN ? o->backend : "none",
+         ph->name, hacc_method_name(o->method), o->method == HACC_WIN ? hacc_win_backend() : "none",
          o->access ? o->access : "none", hacc_nranks(), (unsigned long long)o->particles,
          (unsigned long long)bytes, ph->step, ph->seconds, gbs, cache, (long long)ph->cached,
          ph->verify, ph->status, load1(), sysconf(_SC_NPROCESSORS_ONLN));

@@ -30,7 +30,8 @@ static const char usage[] =
     "  --warm            restart from the page cache (default: the file's ranges are\n"
     "                    written back and dropped from it first, posix_fadvise DONTNEED)\n"
     "  --remove          remove the checkpoint file (or images) at the end\n"
-    "  --backend B       win: storage_backend hint, mmap | pager (default mmap)\n"
+    "  --backend B       win: storage_backend hint, auto | mmap | pager (default auto,\n"
+    "                    the library's: the pager where it runs)\n"
     "  --access S        win: access_style hint (e.g. sequential)\n"
     "  --quiet           no summary lines on stderr\n"
     "exit codes: 0 ok, 1 a restarted byte differs, 2 bad option, 3 not a (complete,\n"
@@ -66,7 +67,7 @@ int hacc_parse_options(int argc, char **argv, int rank, struct hacc_options *o) 
   const char *tmp = getenv("TMPDIR");
   snprintf(defpath, sizeof defpath, "%s/hacc_io.ckpt", tmp && *tmp ? tmp : "/tmp");
   *o = (struct hacc_options){.particles = 100000000, .method = HACC_INDEP, .path = defpath,
-                             .steps = 1, .verify = 1, .cold = 1, .backend = "mmap"};
+                             .steps = 1, .verify = 1, .cold = 1, .backend = "auto"};
   int c, path_given = 0, win_given = 0;
   opterr = 0;
   optind = 1;
@@ -107,8 +108,8 @@ int hacc_parse_options(int argc, char **argv, int rank, struct hacc_options *o) 
       case 'w': o->cold = 0; break;
       case 'x': o->remove = 1; break;
       case 'b':
-        if (strcmp(optarg, "mmap") && strcmp(optarg, "pager"))
-          return bad(rank, "--backend: '%s' is not mmap or pager", optarg);
+        if (strcmp(optarg, "auto") && strcmp(optarg, "mmap") && strcmp(optarg, "pager"))
+          return bad(rank, "--backend: '%s' is not auto, mmap or pager", optarg);
         o->backend = optarg;
         win_given = 1;
         break;

@@ -202,9 +202,10 @@ int mpisw_hints_set(struct mpisw_hints *h, const char *key, const char *value,
     if (parse_positive_long(value, &h->striping_factor))
       return bad(e, key, value, "a positive integer");
   } else if (!strcmp(key, "storage_backend")) {
-    if (!strcmp(value, "mmap")) h->backend = MPISW_BACKEND_MMAP;
+    if (!strcmp(value, "auto")) h->backend = MPISW_BACKEND_AUTO;
+    else if (!strcmp(value, "mmap")) h->backend = MPISW_BACKEND_MMAP;
     else if (!strcmp(value, "pager")) h->backend = MPISW_BACKEND_PAGER;
-    else return bad(e, key, value, "'mmap' or 'pager'");
+    else return bad(e, key, value, "'auto', 'mmap' or 'pager'");
   } else if (!strcmp(key, "storage_pager_memory")) {
     if (mpisw_parse_size(value, &h->pager_memory) || h->pager_memory == 0)
       return bad(e, key, value, "a positive byte count (digits, optional suffix K, M, G or T)");

@@ -36,6 +36,8 @@ struct mpisw_hints {
   long striping_unit;
   /* storage backend (docs/PAGER.md) */
   int backend;                       /* MPISW_BACKEND_* */
+  int node_route;                    /* auto: the window may take the node-shared
+                                        route, which needs the file mapping */
   uint64_t pager_memory;             /* storage_pager_memory; 0: derived from the budget */
   int node_shared;                   /* storage_node_shared: 1, 0, or -1 (the MPI's default) */
   /* durability (docs/DURABILITY.md) */
@@ -44,7 +46,9 @@ struct mpisw_hints {
                                         into other ranks' storage */
 };
 
-enum { MPISW_BACKEND_MMAP = 0, MPISW_BACKEND_PAGER = 1 };
+/* AUTO (the default, 0 so zeroed hints ask for it): the pager wherever it
+ * runs and pays off, mmap elsewhere (src/win/pager_glue.c). */
+enum { MPISW_BACKEND_AUTO = 0, MPISW_BACKEND_MMAP = 1, MPISW_BACKEND_PAGER = 2 };
 
 void mpisw_hints_init(struct mpisw_hints *h);
 

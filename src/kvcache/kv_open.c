@@ -71,6 +71,10 @@ static MPI_Info window_info(const struct mpisw_kv *kv, const char *path, int sto
     PMPI_Info_set(info, "storage_alloc_offset", "0");
     PMPI_Info_set(info, "storage_alloc_unlink", "false");
     PMPI_Info_set(info, "storage_alloc_discard", "false");
+    /* the log's batches go to the file with O_DIRECT writes and are read
+     * through the window: only the file mapping sees both (the pager would
+     * hold its own copy) */
+    PMPI_Info_set(info, "storage_backend", "mmap");
     if (kv->o.access_style[0]) PMPI_Info_set(info, "access_style", (char *)kv->o.access_style);
   }
   return info;

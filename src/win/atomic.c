@@ -70,7 +70,7 @@ int mpisw_atomic_attach(struct mpisw_place *p, struct mpisw_error *e) {
     return -1;
   }
   mpisw_journal_direct(&a->j, p->file.fd); /* none: buffered writes, which are correct too */
-  if (p->h.backend == MPISW_BACKEND_PAGER) {
+  if (p->h.backend != MPISW_BACKEND_MMAP) { /* pager or auto */
     mpisw_pager_attach(p); /* a pager that cannot run leaves the file mapping: mmap below */
     if (p->pager) {
       mpisw_pager_set_atomic(p->pager, &a->j);

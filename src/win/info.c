@@ -31,6 +31,7 @@ static void put_placement(MPI_Info info, const struct mpisw_place *p) {
     set(info, "access_style", buf);
   }
   set(info, "storage_backend", p->pager ? "pager" : "mmap");
+  if (!p->pager && p->backend_why[0]) set(info, "storage_backend_reason", p->backend_why);
   set(info, "storage_sync", p->atomic ? "atomic" : "plain");
   set(info, "storage_sync_scope", p->h.sync_remote ? "remote" : "local");
   if (p->pager) {

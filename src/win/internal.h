@@ -47,6 +47,7 @@ struct mpisw_place {
   double factor;                 /* storage share actually used */
   struct mpisw_pager *pager;     /* storage_backend=pager running, else NULL */
   uint64_t pager_memory;         /* bytes the pager may hold */
+  char backend_why[200];         /* why the storage part is not on the pager ("" if it is) */
   /* Durability (place.c): a failed mmap write-back is remembered until a
    * sync writes every page again; a file cut short by another process
    * fails every later sync. */
@@ -205,11 +206,18 @@ int mpisw_win_node_segment(MPI_Win win, int rank, void **addr, MPI_Aint *size);
 /* MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT as the user made them; 1 when
  * answered. */
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);
+/* Do these hints ask for the node-shared route (storage_node_shared, or the
+ * MPI's default)? */
+int mpisw_node_shared_wanted(const struct mpisw_hints *h);
 int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr);
 
 /* ---- pager_glue.c: the user-level pager backend (docs/PAGER.md) ---- */
 struct mpisw_pager;
+/* Before placing a window of comm (collective): with storage_backend=auto on
+ * an MPI whose node-shared route is on by default, notes whether all ranks
+ * share a node, so attach keeps a whole-file window on mmap for that route. */
+void mpisw_backend_choose(struct mpisw_hints *h, MPI_Comm comm);
 /* After mapping: starts the pager if the hints ask for it; on any obstacle
  * the window stays on the mmap backend (p->pager NULL, which
  * MPI_Win_get_info reports). */

@@ -54,6 +54,8 @@ static int wanted(const struct mpisw_hints *h) {
   return h->node_shared >= 0 ? h->node_shared : NODE_SHARED_DEFAULT;
 }
 
+int mpisw_node_shared_wanted(const struct mpisw_hints *h) { return wanted(h); }
+
 static int eligible(const struct mpisw_place *p) {
   const struct mpisw_layout *l = &p->region.l;
   if (!wanted(&p->h) || p->pager || p->atomic) return 0; /* atomic: a private mapping */

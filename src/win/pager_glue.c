@@ -1,8 +1,10 @@
-/* The pager backend of a placed range (docs/PAGER.md): chosen with
- * storage_backend=pager, it takes over the storage part that place.c mapped
- * from the file. Whenever the pager cannot run (no userfaultfd privilege, an
- * older kernel, a file system without O_DIRECT) the file mapping stays and
- * the window reports storage_backend=mmap: a fallback never fails a call. */
+/* The pager backend of a placed range (docs/PAGER.md): it takes over the
+ * storage part that place.c mapped from the file, with storage_backend=pager
+ * and by default (auto) wherever it runs and pays off. Whenever the pager
+ * cannot run (no userfaultfd privilege, an older kernel, a file system
+ * without O_DIRECT) the file mapping stays and the window reports
+ * storage_backend=mmap: a fallback never fails a call; MPISW_REPORT (and
+ * MPISW_PAGER_DEBUG) say why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +28,58 @@ static uint64_t pager_memory(const struct mpisw_place *p) {
   return left / 4 * 3;
 }
 
+/* auto keeps small storage parts on mmap: the pager's own buffers (a block
+ * per worker thread, and its threads) would outweigh them. */
+#define AUTO_MIN_BLOCKS 4
+
+void mpisw_backend_choose(struct mpisw_hints *h, MPI_Comm comm) {
+  int n;
+  PMPI_Comm_size(comm, &n);
+  /* collective whatever this rank's hints say: they may differ between ranks */
+  int one = n > 1 && mpisw_one_node(comm);
+  h->node_route = one && mpisw_node_shared_wanted(h);
+}
+
+/* Says why the window is not on the pager: MPI_Win_get_info's
+ * storage_backend_reason, and, for a real fallback (the pager was wanted and
+ * cannot run), a line on stderr with MPISW_REPORT or MPISW_PAGER_DEBUG. The
+ * choices of auto (a small part, the node-shared route) are no fallback:
+ * every small window would print one. */
+static void fell_back(struct mpisw_place *p, const char *why, int cannot_run) {
+  snprintf(p->backend_why, sizeof p->backend_why, "%s", why);
+  if (!cannot_run) return;
+  if (!mpisw_report_enabled() && !mpisw_cfg_bool(MPISW_CFG_PAGER_DEBUG)) return;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fprintf(stderr, "mpisw: rank %d: storage_backend=%s: the window on '%s' uses mmap: %s\n",
+          rank, p->h.backend == MPISW_BACKEND_AUTO ? "auto" : "pager",
+          p->file.path[0] ? p->file.path : "(no name)", why);
+}
+
+/* Whole-file windows of one node keep the file mapping that the node-shared
+ * route (node_shared.c) maps into every process; a memory part or an edge
+ * disqualifies the route, and then the pager may run. */
+static int node_route_applies(const struct mpisw_place *p) {
+  const struct mpisw_layout *l = &p->region.l;
+  /* an atomic window has a private mapping and never takes the route */
+  return p->h.node_route && !p->h.sync_atomic && l->mem_len == 0 && l->lead == 0 && l->map_file_at == 0;
+}
+
 void mpisw_pager_attach(struct mpisw_place *p) {
   const struct mpisw_layout *l = &p->region.l;
   int debug = mpisw_cfg_bool(MPISW_CFG_PAGER_DEBUG);
   p->pager = NULL;
-  if (p->h.backend != MPISW_BACKEND_PAGER || !l->map_file_len || !p->region.reserve) return;
+  p->backend_why[0] = 0;
+  if (!l->map_file_len || !p->region.reserve) return; /* no storage part of ours to page */
+  if (p->h.backend == MPISW_BACKEND_MMAP) return fell_back(p, "storage_backend=mmap asked for", 0);
+  if (p->h.backend == MPISW_BACKEND_AUTO) {
+    if (l->map_file_len < AUTO_MIN_BLOCKS * block_size())
+      return fell_back(p, "the storage part is smaller than 4 pager blocks (MPISW_PAGER_BLOCK)",
+                       0);
+    if (node_route_applies(p))
+      return fell_back(p, "the node-shared route (RMA at shared-memory speed between the "
+                          "ranks of one node) maps the file into every process", 0);
+  }
   struct mpisw_pager_opts o = {.block = block_size(), .memory = pager_memory(p),
                                .readahead = (int)mpisw_cfg_int(MPISW_CFG_PAGER_READAHEAD),
                                .workers = (int)mpisw_cfg_int(MPISW_CFG_PAGER_WORKERS),
@@ -45,8 +94,9 @@ void mpisw_pager_attach(struct mpisw_place *p) {
                                l->map_file_off, l->file_off, l->file_off + l->sto_len, zero_from,
                                &o, &e);
   if (!p->pager) {
-    if (debug) fprintf(stderr, "mpisw: storage_backend=pager falls back to mmap: %s\n", e.msg);
-    return;
+    char why[sizeof p->backend_why];
+    snprintf(why, sizeof why, "the pager cannot run: %s", e.msg);
+    return fell_back(p, why, 1);
   }
   p->pager_memory = o.memory;
   __atomic_add_fetch(&mpisw_pager_windows, 1, __ATOMIC_RELAXED);

@@ -11,6 +11,7 @@ mpisw_mpi_test(pager_combined  PROG t_pager ARGS combined  NP 1 2 ENV ${_pgblock
 mpisw_mpi_test(pager_remote    PROG t_pager ARGS remote    NP 2 4 ENV ${_pgblock} LABELS pager)
 mpisw_mpi_test(pager_shared    PROG t_pager ARGS shared    NP 1 2 LABELS pager)
 mpisw_mpi_test(pager_invalid   PROG t_pager ARGS invalid   NP 1 2 LABELS pager)
+mpisw_mpi_test(pager_auto      PROG t_pager ARGS auto      NP 1 2 ENV ${_pgblock} LABELS pager)
 mpisw_mpi_test(pager_fallback  PROG t_pager ARGS fallback  NP 1 2 LABELS pager root
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/nopriv.sh --)
 

@@ -14,6 +14,12 @@
  *              whole are zero-filled, not read (the put hint), and the
  *              partly covered blocks at both ends keep the file's bytes
  *   invalid    bad storage_backend / storage_pager_memory values fail clearly
+ *   auto       the default (storage_backend=auto): the pager for a storage
+ *              part of 4 blocks or more, mmap below that and for explicit
+ *              mmap, each with storage_backend_reason; at 2+ ranks on one
+ *              node where the node-shared route is on (Open MPI's default,
+ *              or storage_node_shared=true), mmap for a whole-file window
+ *              and the pager for one with a memory part
  * The pager's block is set small (MPISW_PAGER_BLOCK) by the registration so
  * that little memory means many blocks.
  */
@@ -225,6 +231,54 @@ static void test_shared(void) {
   MPI_Comm_free(&node);
 }
 
+static void expect_reason(MPI_Win win, const char *part) {
+  const char *r = tl_win_info(win, "storage_backend_reason");
+  CHECK(r && strstr(r, part), "storage_backend_reason is '%s', expected it to name '%s'",
+        r ? r : "(none)", part);
+}
+
+/* One window with the default backend (plus extra hints); returns its backend. */
+static void auto_window(const char *fn, size_t n, const char *hint1, const char *hint2,
+                        const char *want, const char *reason) {
+  char *base;
+  MPI_Win win;
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, hint1, hint2,
+            "storage_alloc_unlink=false");
+  if (!strcmp(want, "pager")) tl_require_pager(&win);
+  expect_backend(win, want);
+  if (reason) expect_reason(win, reason);
+  else CHECK(tl_win_info(win, "storage_backend_reason") == NULL, "a reason shown for the pager");
+  tl_fill(base, n, 71 + tl_rank, 0); /* whichever backend: durable at sync */
+  TL_SYNC(win);
+  /* the file holds the storage part, after the memory part (memory_first) */
+  size_t mem = hint2 && strstr(hint2, "storage_alloc_factor=0.5") ? n / 2 : 0;
+  CHECK_FILE_PATTERN(fn, 0, n - mem, 71 + tl_rank, mem);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void test_auto(void) {
+  size_t block = 256 * 1024; /* MPISW_PAGER_BLOCK of the registration */
+  const char *fn = tl_path("auto-%d.win", tl_rank);
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  /* on its own rank (no peer on the node): the pager from 4 blocks up */
+  if (n == 1) {
+    auto_window(fn, 4 * block, "storage_backend=auto", NULL, "pager", NULL);
+    auto_window(fn, 8 * MIB, "alloc_type=storage", NULL, "pager", NULL); /* no hint: auto */
+  }
+  auto_window(fn, 4 * block - 4096, "storage_node_shared=false", NULL, "mmap",
+              "smaller than 4 pager blocks");
+  auto_window(fn, 8 * MIB, "storage_backend=mmap", NULL, "mmap", "storage_backend=mmap");
+  if (n > 1) {
+    /* the node-shared route wants the file mapping of a whole-file window */
+    auto_window(fn, 8 * MIB, "storage_node_shared=true", NULL, "mmap", "node-shared route");
+    /* ... but a window with a memory part never takes the route */
+    auto_window(fn, 8 * MIB, "storage_node_shared=true", "storage_alloc_factor=0.5", "pager",
+                NULL);
+    auto_window(fn, 8 * MIB, "storage_node_shared=false", NULL, "pager", NULL);
+  }
+}
+
 static void test_invalid(void) {
   /* (no empty value: Open MPI refuses it in MPI_Info_set already) */
   const char *bad[][2] = {{"storage_backend", "bogus"}, {"storage_backend", "Pager"},
@@ -252,6 +306,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "fallback")) test_fallback();
   else if (!strcmp(mode, "shared")) test_shared();
   else if (!strcmp(mode, "invalid")) test_invalid();
+  else if (!strcmp(mode, "auto")) test_auto();
   else CHECK(0, "unknown mode '%s'", mode);
   return tl_finish();
 }
