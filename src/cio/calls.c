@@ -41,6 +41,25 @@ static void set_status(MPI_Status *status, MPI_Count bytes) {
   status->MPI_ERROR = MPI_SUCCESS;
 }
 
+/* The file domains' bounds and aggregators, and the matrix, for k domains:
+ * 0, or -1 with nothing held. */
+static int take_domains(int P, int k, MPI_Offset **start, MPI_Offset **end, int **agg,
+                        struct cio_matrix *x) {
+  *start = malloc(sizeof **start * (size_t)k);
+  *end = malloc(sizeof **end * (size_t)k);
+  *agg = malloc(sizeof **agg * (size_t)k);
+  if (*start && *end && *agg && !mpisw_cio_matrix_alloc(x, P, k)) return 0;
+  free(*start), free(*end), free(*agg);
+  *start = *end = NULL, *agg = NULL;
+  return -1;
+}
+
+static void give_domains(MPI_Offset **start, MPI_Offset **end, int **agg, struct cio_matrix *x) {
+  free(*start), free(*end), free(*agg);
+  *start = *end = NULL, *agg = NULL;
+  mpisw_cio_matrix_free(x);
+}
+
 int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MPI_Count count,
                   MPI_Datatype type, MPI_Status *status, const char *routine) {
   if (f->h.strategy == CIO_ROMIO) return MPISW_CIO_PASS;
@@ -67,8 +86,21 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
     else if (rc) can = 0;
   }
 
-  /* The agreement */
+  /* The buffers of stages 2 and 3 when the number of domains is fixed by
+   * the hints: taken now, so that the agreement's flag reports a failure */
   int P = f->size;
+  int kfix = f->h.cb_nodes > 0 ? f->h.cb_nodes : f->h.cb_nodes == 0 ? f->topo->t.nnodes : -1;
+  if (kfix > P) kfix = P;
+  struct cio_matrix x;
+  memset(&x, 0, sizeof x);
+  int *agg = NULL;
+  MPI_Offset *start = NULL, *end = NULL;
+  if (can && !fail && kfix > 0 && take_domains(P, kfix, &start, &end, &agg, &x)) {
+    fail = MPI_ERR_NO_MEM;
+    snprintf(why, sizeof why, "no memory for %d file domains", kfix);
+  }
+
+  /* The agreement */
   long long mine[A_N] = {(long long)(mpisw_cio_hints_hash(&f->h, kind) >> 1), can, fail,
                          a.start, a.end, (long long)bytes};
   long long *all = malloc(sizeof *all * A_N * (size_t)P);
@@ -98,6 +130,7 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
   free(all);
   int cls = MPI_SUCCESS;
   if (!agree) { /* the library's own class: MPICH keeps its message */
+    give_domains(&start, &end, &agg, &x);
     mpisw_typemap_release(mem);
     mpisw_cio_access_free(&a);
     struct mpisw_error e;
@@ -112,6 +145,7 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
     cls = MPI_ERR_NO_MEM;
   }
   if (cls || any_cannot) {
+    give_domains(&start, &end, &agg, &x);
     mpisw_cio_access_free(&a);
     mpisw_typemap_release(mem);
     return cls ? raise_on(f, cls, routine, why) : MPISW_CIO_PASS;
@@ -122,10 +156,7 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
   snprintf(r.call, sizeof r.call, "%s", kind_name[kind]);
   r.strategy = f->h.strategy;
   r.bytes = total;
-  struct cio_matrix x;
-  memset(&x, 0, sizeof x);
-  int *agg = NULL;
-  MPI_Offset *start = NULL, *end = NULL;
+  struct cio_xchg *xs = NULL;
   int mode = writing ? f->h.cb_write : f->h.cb_read;
   r.independent = total > 0 && (mode == CIO_CB_DISABLE || (mode == CIO_CB_AUTO && !interleaved));
   if (r.independent) {
@@ -134,25 +165,24 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
     cls = mpisw_cio_independent(&op, why, sizeof why);
   } else if (total > 0) {
     /* stage 2: how many domains, and where */
-    int k = f->h.cb_nodes;
-    if (k == 0) k = f->topo->t.nnodes;
-    if (k > P) k = P;
+    int k = kfix;
     if (k < 0) {
       cls = mpisw_cio_auto_k(f, &a, lo, hi, total, &k, why, sizeof why);
+      if (!cls && take_domains(P, k, &start, &end, &agg, &x)) {
+        cls = MPI_ERR_NO_MEM;
+        snprintf(why, sizeof why, "no memory for %d file domains", k);
+      }
       cls = mpisw_cio_agree(f->comm, cls, why, sizeof why);
       r.cb_nodes_auto = 1;
     }
-    start = malloc(sizeof *start * (size_t)(k > 0 ? k : 1));
-    end = malloc(sizeof *end * (size_t)(k > 0 ? k : 1));
-    agg = malloc(sizeof *agg * (size_t)(k > 0 ? k : 1));
-    int short_of = !start || !end || !agg ? MPI_ERR_NO_MEM : 0;
-    if (short_of) snprintf(why, sizeof why, "no memory for %d file domains", k);
-    if (!cls) cls = mpisw_cio_agree(f->comm, short_of, why, sizeof why); /* auto's: agreed */
     if (!cls) {
       mpisw_cio_domains(lo, hi, k, f->h.min_fd_size, f->h.striping_unit, start, end);
-      /* stage 3 */
-      cls = mpisw_cio_matrix(f->comm, &a, k, start, end, &x);
-      if (cls) snprintf(why, sizeof why, "no memory for the communication matrix");
+      /* stage 3, whose Allgather carries a failure to prepare stage 5 */
+      int local = mpisw_cio_exchange_prepare(f, &a, k, start, end, writing, &xs, why,
+                                             sizeof why) ? MPI_ERR_NO_MEM : 0;
+      int who = -1;
+      cls = mpisw_cio_matrix(f->comm, &a, k, start, end, local, &x, &who);
+      if (cls) PMPI_Bcast(why, (int)sizeof why, MPI_CHAR, who, f->comm);
     }
     double t1 = PMPI_Wtime();
     r.t_meta = t1 - t0;
@@ -167,15 +197,13 @@ int mpisw_cio_run(struct cio_file *f, int kind, MPI_Offset offset, void *buf, MP
     if (!cls) {
       /* stage 5 */
       struct cio_op op = {f, writing, buf, count, mem, &a, &x, r.agg, &r};
-      cls = mpisw_cio_exchange(&op, why, sizeof why);
+      cls = mpisw_cio_exchange(&op, xs, why, sizeof why);
     }
   } else {
     r.t_meta = PMPI_Wtime() - t0;
   }
-  free(start);
-  free(end);
-  free(agg);
-  mpisw_cio_matrix_free(&x);
+  mpisw_cio_exchange_free(xs);
+  give_domains(&start, &end, &agg, &x);
   mpisw_cio_access_free(&a);
   mpisw_typemap_release(mem);
   if (cls) {
