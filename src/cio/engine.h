@@ -71,6 +71,7 @@ struct cio_report {
   double t_meta, t_assign, t_shuffle, t_io; /* this rank's seconds */
   int cb_nodes_auto;   /* cb_nodes=auto chose ndomains */
   int independent;     /* no two phases: each rank its own pieces (ROMIO's rule) */
+  int matrix_guessed;  /* C came with the agreement (the last call's domains held) */
 };
 
 struct cio_file;
@@ -118,6 +119,10 @@ struct cio_file {
   int split_rc;
   MPI_Status split_status;
   long calls;
+  /* the last two-phase call's domains (k, and the range they cut), alike
+   * on every rank: the next call's guess (calls.c); pred_k 0: none */
+  int pred_k;
+  MPI_Offset pred_lo, pred_hi;
   struct cio_report last;
 };
 
@@ -160,7 +165,7 @@ struct cio_matrix {
   MPI_Offset *N;        /* P x m pieces (as the exchange cuts them at domain ends) */
   MPI_Offset *lo, *hi;  /* [m]: first byte and one past the last accessed in d */
   double *row;          /* [m] scratch: this rank's bytes */
-  MPI_Offset *gather;   /* the Allgather's buffers */
+  int64_t *gather;      /* the Allgather's buffers */
 };
 /* The buffers for P ranks and m domains, taken before the collective that
  * can report their failure: 0, or -1 (nothing held). */
@@ -171,6 +176,14 @@ int mpisw_cio_matrix_alloc(struct cio_matrix *x, int P, int m);
 int mpisw_cio_matrix(MPI_Comm comm, const struct cio_access *a, int m, const MPI_Offset *start,
                      const MPI_Offset *end, int fail, struct cio_matrix *x, int *who);
 void mpisw_cio_matrix_free(struct cio_matrix *x);
+/* The parts of mpisw_cio_matrix, for a call that gathers the row along
+ * with its agreement: the words of a row, this rank's row (scratch[m]),
+ * and C, N, lo, hi from every rank's row (at all + p * stride). */
+size_t mpisw_cio_matrix_words(int m);
+void mpisw_cio_matrix_row(const struct cio_access *a, int m, const MPI_Offset *start,
+                          const MPI_Offset *end, int fail, double *scratch, int64_t *out);
+int mpisw_cio_matrix_merge(struct cio_matrix *x, int m, const int64_t *all, size_t stride,
+                           int *who);
 /* This rank's bytes in each of the k domains (row[k]). */
 void mpisw_cio_row(const struct cio_access *a, int k, const MPI_Offset *start,
                    const MPI_Offset *end, double *row);

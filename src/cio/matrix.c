@@ -7,6 +7,7 @@
  * before it (no memory for the exchange's plan), so that no further
  * collective is needed to agree on it. The buffers are taken before the
  * call's agreement (mpisw_cio_matrix_alloc), whose own flag reports them. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ static void walk_parts(const struct cio_access *a, int k, const MPI_Offset *star
 
 struct row_ctx {
   double *row;
-  MPI_Offset *parts, *lo, *hi; /* NULL: only bytes */
+  int64_t *parts, *lo, *hi; /* NULL: only bytes */
 };
 
 static void count_part(void *ctx, int d, MPI_Offset off, MPI_Count len) {
@@ -76,25 +77,28 @@ int mpisw_cio_matrix_alloc(struct cio_matrix *x, int P, int m) {
   return -1;
 }
 
-int mpisw_cio_matrix(MPI_Comm comm, const struct cio_access *a, int m, const MPI_Offset *start,
-                     const MPI_Offset *end, int fail, struct cio_matrix *x, int *who) {
-  int P = x->P;
-  size_t per = 1 + R_N * (size_t)m;
-  MPI_Offset *mine = x->gather + per * (size_t)P, *all = x->gather;
-  MPI_Offset *parts = mine + 1 + (size_t)R_PARTS * m, *lo = mine + 1 + (size_t)R_LO * m;
-  MPI_Offset *hi = mine + 1 + (size_t)R_HI * m;
-  x->m = m;
-  memset(x->row, 0, sizeof *x->row * (size_t)m);
+size_t mpisw_cio_matrix_words(int m) { return 1 + R_N * (size_t)m; }
+
+void mpisw_cio_matrix_row(const struct cio_access *a, int m, const MPI_Offset *start,
+                          const MPI_Offset *end, int fail, double *scratch, int64_t *out) {
+  int64_t *parts = out + 1 + (size_t)R_PARTS * m, *lo = out + 1 + (size_t)R_LO * m;
+  int64_t *hi = out + 1 + (size_t)R_HI * m;
+  memset(scratch, 0, sizeof *scratch * (size_t)m);
   for (int d = 0; d < m; d++) parts[d] = 0, lo[d] = INT64_MAX, hi[d] = 0;
-  struct row_ctx c = {x->row, parts, lo, hi};
+  struct row_ctx c = {scratch, parts, lo, hi};
   walk_parts(a, m, start, end, count_part, &c);
-  mine[0] = fail;
-  for (int d = 0; d < m; d++) mine[1 + d] = (MPI_Offset)x->row[d];
-  PMPI_Allgather(mine, (int)per, MPI_OFFSET, all, (int)per, MPI_OFFSET, comm);
+  out[0] = fail;
+  for (int d = 0; d < m; d++) out[1 + d] = (int64_t)scratch[d];
+}
+
+int mpisw_cio_matrix_merge(struct cio_matrix *x, int m, const int64_t *all, size_t stride,
+                           int *who) {
+  int P = x->P;
+  x->m = m;
   *who = -1;
   for (int d = 0; d < m; d++) x->lo[d] = INT64_MAX, x->hi[d] = 0;
   for (int p = 0; p < P; p++) {
-    const MPI_Offset *r = all + (size_t)p * per;
+    const int64_t *r = all + (size_t)p * stride;
     if (r[0] && *who < 0) *who = p;
     r++;
     for (int d = 0; d < m; d++) {
@@ -109,6 +113,15 @@ int mpisw_cio_matrix(MPI_Comm comm, const struct cio_access *a, int m, const MPI
   for (int d = 0; d < m; d++)
     if (x->lo[d] > x->hi[d]) x->lo[d] = x->hi[d] = 0;
   return *who < 0 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+int mpisw_cio_matrix(MPI_Comm comm, const struct cio_access *a, int m, const MPI_Offset *start,
+                     const MPI_Offset *end, int fail, struct cio_matrix *x, int *who) {
+  size_t per = mpisw_cio_matrix_words(m);
+  int64_t *mine = x->gather + per * (size_t)x->P, *all = x->gather;
+  mpisw_cio_matrix_row(a, m, start, end, fail, x->row, mine);
+  PMPI_Allgather(mine, (int)per, MPI_INT64_T, all, (int)per, MPI_INT64_T, comm);
+  return mpisw_cio_matrix_merge(x, m, all, per, who);
 }
 
 void mpisw_cio_matrix_free(struct cio_matrix *x) {
