@@ -258,7 +258,7 @@ static void build_model(const struct cio_pattern *pt, const struct opts *o, stru
    * default one per node, at most P); OTP gives domain d to the d-th rank of
    * ROMIO's order (the first rank of each node, nodes in rank order, then
    * the second of each, ...); LATP and TATP may choose any rank, each rank
-   * one domain at most. */
+   * one domain at most, each node one at most when m <= nodes. */
   long *romio = malloc(sizeof *romio * (size_t)nprocs), *all = malloc(sizeof *all * (size_t)nprocs);
   if (!romio || !all) bench_die("the model: out of memory");
   int n = 0;
@@ -292,7 +292,8 @@ static void build_model(const struct cio_pattern *pt, const struct opts *o, stru
     uint64_t *down = malloc(sizeof *down * (size_t)t.net.nverts);
     if (!C || !traffic || !up || !down) bench_die("the model: out of memory");
     cio_pattern_comm_matrix(pt, m, C);
-    struct mpisw_cb_problem pb = {(size_t)nprocs, (size_t)m, C, t.D, all, (size_t)nprocs};
+    struct mpisw_cb_problem pb = {(size_t)nprocs, (size_t)m, C, t.D, all, (size_t)nprocs,
+                                  t.node_of, (size_t)t.nnodes};
     long *agg = malloc(sizeof *agg * (size_t)m);
     if (!agg) bench_die("the model: out of memory");
     for (int s = 0; s < NSTRAT; s++) {

@@ -6,7 +6,10 @@
  * in rank order), then the second of each, ...; domain d goes to the d-th.
  * LATP and TATP may choose any rank (the source document's example puts a
  * domain on a rank that is not the first of its node); each rank
- * aggregates one domain at most. */
+ * aggregates one domain at most, and, with no more domains than nodes, each
+ * node one at most (ROMIO's cb_config_list "*:1", core/cb_assign.h): TATP
+ * over every rank would otherwise pile aggregators on the node that holds
+ * most data and load its uplink with several domains. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +75,7 @@ int mpisw_cio_assign(struct cio_file *f, const struct cio_matrix *x, int writing
   }
   romio_order(t, romio);
   for (size_t p = 0; p < P; p++) all[p] = (long)p;
-  struct mpisw_cb_problem pb = {P, m, x->C, t->D, NULL, 0};
+  struct mpisw_cb_problem pb = {P, m, x->C, t->D, NULL, 0, t->node_of, (size_t)t->nnodes};
   int rc = 0;
   for (int s = CIO_OTP; s < CIO_NSTRAT && !rc; s++) {
     pb.cand = s == CIO_OTP ? romio : all;
@@ -105,6 +108,8 @@ struct auto_ctx {
   size_t per_rank;
   const double *D;
   double *C;          /* P x k, rebuilt per k */
+  const int *node_of; /* the node rule, as the call's assignment */
+  size_t nnodes;
 };
 
 static int auto_problem(size_t k, void *arg, struct mpisw_cb_problem *out) {
@@ -112,7 +117,7 @@ static int auto_problem(size_t k, void *arg, struct mpisw_cb_problem *out) {
   size_t first = k * (k - 1) / 2; /* the row of k starts after those of 1..k-1 */
   for (int p = 0; p < c->P; p++)
     memcpy(c->C + (size_t)p * k, c->rows + (size_t)p * c->per_rank + first, k * sizeof(double));
-  *out = (struct mpisw_cb_problem){(size_t)c->P, k, c->C, c->D, NULL, 0};
+  *out = (struct mpisw_cb_problem){(size_t)c->P, k, c->C, c->D, NULL, 0, c->node_of, c->nnodes};
   return MPISW_LAP_OK;
 }
 
@@ -137,7 +142,8 @@ int mpisw_cio_auto_k(struct cio_file *f, const struct cio_access *a, MPI_Offset 
     mpisw_cio_row(a, kk, st, en, mine + (size_t)kk * (kk - 1) / 2);
   }
   PMPI_Allgather(mine, (int)per, MPI_DOUBLE, rows, (int)per, MPI_DOUBLE, f->comm);
-  struct auto_ctx c = {P, rows, per, f->topo->t.D, C};
+  struct auto_ctx c = {P, rows, per, f->topo->t.D, C, f->topo->t.node_of,
+                      (size_t)f->topo->t.nnodes};
   struct mpisw_cb_auto_model model;
   mpisw_cb_auto_defaults(&model);
   size_t best = 1;

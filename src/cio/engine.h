@@ -71,6 +71,7 @@ struct cio_report {
   double t_meta, t_assign, t_shuffle, t_io; /* this rank's seconds */
   int cb_nodes_auto;   /* cb_nodes=auto chose ndomains */
   int independent;     /* no two phases: each rank its own pieces (ROMIO's rule) */
+  int matrix_guessed;  /* C came with the agreement (the last call's domains held) */
 };
 
 struct cio_file;
@@ -118,6 +119,10 @@ struct cio_file {
   int split_rc;
   MPI_Status split_status;
   long calls;
+  /* the last two-phase call's domains (k, and the range they cut), alike
+   * on every rank: the next call's guess (calls.c); pred_k 0: none */
+  int pred_k;
+  MPI_Offset pred_lo, pred_hi;
   struct cio_report last;
 };
 
@@ -157,11 +162,28 @@ int mpisw_cio_domain_of(const MPI_Offset *start, const MPI_Offset *end, int k, M
 struct cio_matrix {
   int P, m;
   double *C;            /* P x m bytes */
+  MPI_Offset *N;        /* P x m pieces (as the exchange cuts them at domain ends) */
   MPI_Offset *lo, *hi;  /* [m]: first byte and one past the last accessed in d */
+  double *row;          /* [m] scratch: this rank's bytes */
+  int64_t *gather;      /* the Allgather's buffers */
 };
+/* The buffers for P ranks and m domains, taken before the collective that
+ * can report their failure: 0, or -1 (nothing held). */
+int mpisw_cio_matrix_alloc(struct cio_matrix *x, int P, int m);
+/* Fills x (allocated for at least m domains) by one Allgather that also
+ * carries this rank's fail flag: MPI_SUCCESS, or MPI_ERR_NO_MEM with *who
+ * the lowest rank whose flag was set (its why is the one to tell). */
 int mpisw_cio_matrix(MPI_Comm comm, const struct cio_access *a, int m, const MPI_Offset *start,
-                     const MPI_Offset *end, struct cio_matrix *x);
+                     const MPI_Offset *end, int fail, struct cio_matrix *x, int *who);
 void mpisw_cio_matrix_free(struct cio_matrix *x);
+/* The parts of mpisw_cio_matrix, for a call that gathers the row along
+ * with its agreement: the words of a row, this rank's row (scratch[m]),
+ * and C, N, lo, hi from every rank's row (at all + p * stride). */
+size_t mpisw_cio_matrix_words(int m);
+void mpisw_cio_matrix_row(const struct cio_access *a, int m, const MPI_Offset *start,
+                          const MPI_Offset *end, int fail, double *scratch, int64_t *out);
+int mpisw_cio_matrix_merge(struct cio_matrix *x, int m, const int64_t *all, size_t stride,
+                           int *who);
 /* This rank's bytes in each of the k domains (row[k]). */
 void mpisw_cio_row(const struct cio_access *a, int k, const MPI_Offset *start,
                    const MPI_Offset *end, double *row);
@@ -189,9 +211,19 @@ struct cio_op {
   const int *agg;       /* [m] */
   struct cio_report *r;
 };
+/* What the exchange needs before C is known (its plan, and the send
+ * buffer of a call of one round), taken before the matrix's Allgather so
+ * that a failure rides on its flag: 0, or -1 with why. A call has one
+ * round (its message sizes known from N, no Alltoall) when every domain
+ * fits in cb_buffer_size. */
+struct cio_xchg;
+int mpisw_cio_exchange_prepare(struct cio_file *f, const struct cio_access *a, int m,
+                               const MPI_Offset *start, const MPI_Offset *end, int writing,
+                               struct cio_xchg **out, char *why, size_t whylen);
+void mpisw_cio_exchange_free(struct cio_xchg *xs);
 /* The rounds. Collective; every rank returns the same result: MPI_SUCCESS
  * or an MPI error class, why filled on the failing ranks. */
-int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen);
+int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t whylen);
 
 /* The call without two phases: every rank reads or writes its own pieces
  * through a buffer of cb_buffer_size bytes; then one agreement on errors. */

@@ -3,6 +3,11 @@
  * cbs) of it (lo_d: the first byte any rank accesses in d, ROMIO's st_loc);
  * there are as many rounds as the largest domain needs, every rank taking
  * part in each (one Alltoall of message sizes, one Alltoallv of messages).
+ * A call of one round (every domain fits cb_buffer_size: the common case)
+ * needs no Alltoall: the matrix's C and N give every message's size. A rank
+ * whose plan failed still sends messages of the declared sizes, marked
+ * bad (a count of -1), so that the others see it without a collective
+ * more; the errors meet in the one agreement at the end.
  *
  * A message from a rank to an aggregator is [n][n x (offset, length)] and,
  * when writing, the n pieces' bytes after it. An aggregator's own pieces do
@@ -146,144 +151,250 @@ static void no_room(struct cio_file *f, size_t bytes) {
   PMPI_Abort(f->comm, MPI_ERR_NO_MEM);
 }
 
-int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
+struct cio_xchg {
+  struct plan pl;
+  struct bufs b;
+  int single; /* one round at most: message sizes from the matrix's N */
+};
+
+void mpisw_cio_exchange_free(struct cio_xchg *xs) {
+  if (!xs) return;
+  free(xs->pl.dom_of);
+  free(xs->pl.cursor);
+  free(xs->pl.maxend);
+  free(xs->pl.parts);
+  free(xs->pl.dst_first);
+  free(xs->b.scount);
+  free(xs->b.send);
+  free(xs->b.recv);
+  free(xs->b.cbuf);
+  free(xs->b.runs);
+  free(xs);
+}
+
+int mpisw_cio_exchange_prepare(struct cio_file *f, const struct cio_access *a, int m,
+                               const MPI_Offset *start, const MPI_Offset *end, int writing,
+                               struct cio_xchg **out, char *why, size_t whylen) {
+  int P = f->size;
+  struct cio_xchg *xs = calloc(1, sizeof *xs);
+  *out = xs;
+  if (!xs) goto nomem;
+  struct plan *pl = &xs->pl;
+  pl->P = P;
+  pl->m = m;
+  pl->cbs = f->h.cb_buffer_size;
+  /* one round when every domain fits the buffer; its messages (at most
+   * 17 bytes a byte of data) must stay far from INT_MAX */
+  xs->single = pl->cbs <= INT_MAX / 64;
+  for (int d = 0; d < m; d++)
+    if (start[d] >= 0 && end[d] - start[d] + 1 > pl->cbs) xs->single = 0;
+  pl->dom_of = malloc(sizeof *pl->dom_of * (size_t)P);
+  pl->cursor = calloc((size_t)(m ? m : 1), sizeof *pl->cursor);
+  pl->maxend = malloc(sizeof *pl->maxend * (size_t)(a->n ? a->n : 1));
+  pl->dst_first = malloc(sizeof *pl->dst_first * (size_t)(P + 1));
+  xs->b.scount = malloc(sizeof(int) * 4 * (size_t)P);
+  if (!pl->dom_of || !pl->cursor || !pl->maxend || !pl->dst_first || !xs->b.scount) goto nomem;
+  xs->b.sdispl = xs->b.scount + P, xs->b.rcount = xs->b.scount + 2 * P;
+  xs->b.rdispl = xs->b.scount + 3 * P;
+  for (MPI_Count i = 0; i < a->n; i++) {
+    MPI_Offset e = a->off[i] + a->len[i];
+    pl->maxend[i] = i && pl->maxend[i - 1] > e ? pl->maxend[i - 1] : e;
+  }
+  if (xs->single) { /* the round's parts and messages: room taken now */
+    size_t parts = (size_t)a->n + (size_t)m;
+    size_t send = 8 * (size_t)m + 16 * parts + (writing ? (size_t)a->bytes : 0);
+    pl->parts = malloc(sizeof *pl->parts * parts);
+    pl->cap = (MPI_Count)parts;
+    if (!pl->parts || grow(&xs->b.send, &xs->b.send_cap, send)) goto nomem;
+  }
+  return 0;
+nomem:
+  snprintf(why, whylen, "no memory for the exchange's plan");
+  return -1;
+}
+
+/* The size of the message of this rank to rank p for the round: as
+ * planned, or (one round) as the matrix declared it, which every receiver
+ * computes alike. *ok: the plan agrees with the declaration. */
+static size_t message_size(const struct cio_xchg *xs, const struct cio_op *op, int p, int local,
+                           int *ok) {
+  const struct plan *pl = &xs->pl;
+  int me = op->f->rank;
+  MPI_Count n = local || p == me ? 0 : pl->dst_first[p + 1] - pl->dst_first[p];
+  size_t data = 0;
+  for (MPI_Count i = pl->dst_first[p]; n && op->writing && i < pl->dst_first[p + 1]; i++)
+    data += (size_t)pl->parts[i].len;
+  *ok = !local;
+  if (!xs->single) return n ? 8 + 16 * (size_t)n + data : 0;
+  int d = pl->dom_of[p], m = op->x->m;
+  MPI_Offset dn = p == me || d < 0 ? 0 : op->x->N[(size_t)me * m + d];
+  size_t ddata = op->writing && dn ? (size_t)op->x->C[(size_t)me * m + d] : 0;
+  if (dn != n || ddata != data) *ok = 0;
+  return dn ? 8 + 16 * (size_t)dn + ddata : 0;
+}
+
+/* What rank p sends here in a round of its own (one round): from N. */
+static size_t declared_from(const struct cio_op *op, int p, int my_dom) {
+  int m = op->x->m;
+  if (my_dom < 0 || p == op->f->rank) return 0;
+  MPI_Offset n = op->x->N[(size_t)p * m + my_dom];
+  size_t data = op->writing && n ? (size_t)op->x->C[(size_t)p * m + my_dom] : 0;
+  return n ? 8 + 16 * (size_t)n + data : 0;
+}
+
+int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t whylen) {
   struct cio_file *f = op->f;
   const struct cio_access *a = op->a;
   const struct cio_matrix *x = op->x;
   int P = f->size, m = x->m, me = f->rank;
-  struct plan pl = {P, m, f->h.cb_buffer_size, op->agg, NULL, NULL, NULL, NULL, 0, 0, NULL};
-  struct bufs b;
-  memset(&b, 0, sizeof b);
+  struct plan *pl = &xs->pl;
+  struct bufs *b = &xs->b;
   int cls = MPI_SUCCESS, nrounds = 0, my_dom = -1;
-  pl.dom_of = malloc(sizeof *pl.dom_of * (size_t)P);
-  pl.cursor = calloc((size_t)m, sizeof *pl.cursor);
-  pl.maxend = malloc(sizeof *pl.maxend * (size_t)(a->n ? a->n : 1));
-  pl.dst_first = malloc(sizeof *pl.dst_first * (size_t)(P + 1));
-  b.scount = malloc(sizeof(int) * 4 * (size_t)P);
-  if (!pl.dom_of || !pl.cursor || !pl.maxend || !pl.dst_first || !b.scount) {
-    cls = MPI_ERR_NO_MEM;
-    snprintf(why, whylen, "no memory for the exchange's plan");
-  } else {
-    b.sdispl = b.scount + P, b.rcount = b.scount + 2 * P, b.rdispl = b.scount + 3 * P;
-    for (int p = 0; p < P; p++) pl.dom_of[p] = -1;
-    for (int d = 0; d < m; d++) {
-      pl.dom_of[op->agg[d]] = d;
-      if (x->hi[d] > x->lo[d]) {
-        int nr = (int)((x->hi[d] - x->lo[d] + pl.cbs - 1) / pl.cbs);
-        if (nr > nrounds) nrounds = nr;
-      }
-    }
-    my_dom = pl.dom_of[me];
-    for (MPI_Count i = 0; i < a->n; i++) {
-      MPI_Offset e = a->off[i] + a->len[i];
-      pl.maxend[i] = i && pl.maxend[i - 1] > e ? pl.maxend[i - 1] : e;
-    }
-    if (my_dom >= 0 && !(b.cbuf = malloc((size_t)pl.cbs))) {
-      cls = MPI_ERR_NO_MEM;
-      snprintf(why, whylen, "no memory for the collective buffer (cb_buffer_size=%lld)",
-               (long long)pl.cbs);
+  char local_why[MPISW_MSG_MAX] = "";
+  pl->agg = op->agg;
+  for (int p = 0; p < P; p++) pl->dom_of[p] = -1;
+  for (int d = 0; d < m; d++) {
+    pl->dom_of[op->agg[d]] = d;
+    if (x->hi[d] > x->lo[d]) {
+      int nr = (int)((x->hi[d] - x->lo[d] + pl->cbs - 1) / pl->cbs);
+      if (nr > nrounds) nrounds = nr;
     }
   }
-  /* nothing can be exchanged without the plan: every rank learns it first */
-  cls = mpisw_cio_agree(f->comm, cls, why, whylen);
-  if (cls) goto out;
-
+  my_dom = pl->dom_of[me];
   int io_err = 0, local = 0; /* local: this rank's plan or buffers failed */
+  if (my_dom >= 0) {
+    MPI_Offset span = x->hi[my_dom] - x->lo[my_dom];
+    size_t need = (size_t)(span < pl->cbs ? span : pl->cbs);
+    if (!(b->cbuf = malloc(need ? need : 1))) {
+      local = MPI_ERR_NO_MEM;
+      snprintf(local_why, sizeof local_why, "no memory for the collective buffer "
+               "(cb_buffer_size=%lld)", (long long)pl->cbs);
+    }
+  }
   for (int r = 0; r < nrounds; r++) {
     double t0 = now();
-    if (!local && plan_round(&pl, a, x, r)) local = MPI_ERR_NO_MEM;
+    if (!local && plan_round(pl, a, x, r)) local = MPI_ERR_NO_MEM;
     /* sizes of the messages to each rank */
     size_t total = 0;
     for (int p = 0; p < P; p++) {
       /* this rank's own parts never travel: copied where they go below */
-      MPI_Count n = local || p == me ? 0 : pl.dst_first[p + 1] - pl.dst_first[p];
-      size_t bytes = n ? 8 + 16 * (size_t)n : 0;
-      if (op->writing && n)
-        for (MPI_Count i = pl.dst_first[p]; !local && i < pl.dst_first[p + 1]; i++)
-          bytes += (size_t)pl.parts[i].len;
+      int ok;
+      size_t bytes = message_size(xs, op, p, local, &ok);
+      if (!ok && bytes == 0 && !local) local = MPI_ERR_INTERN; /* declared none, planned some */
       if (bytes > INT_MAX) local = MPI_ERR_INTERN, bytes = 0;
-      b.scount[p] = (int)bytes;
+      b->scount[p] = (int)bytes;
     }
-    if (local) memset(b.scount, 0, sizeof(int) * (size_t)P);
-    if (displs(b.scount, b.sdispl, P, &total) || grow(&b.send, &b.send_cap, total ? total : 1)) {
+    if (local && !xs->single) memset(b->scount, 0, sizeof(int) * (size_t)P);
+    if (displs(b->scount, b->sdispl, P, &total) || grow(&b->send, &b->send_cap, total ? total : 1)) {
+      /* one round: the receivers wait for the declared sizes */
+      if (xs->single) no_room(f, total);
       if (!local) local = MPI_ERR_NO_MEM;
-      memset(b.scount, 0, sizeof(int) * (size_t)P);
-      displs(b.scount, b.sdispl, P, &total);
+      memset(b->scount, 0, sizeof(int) * (size_t)P);
+      displs(b->scount, b->sdispl, P, &total);
     }
-    for (int p = 0; p < P && !local; p++) {
-      if (!b.scount[p]) continue;
-      char *w = b.send + b.sdispl[p];
-      int64_t n = pl.dst_first[p + 1] - pl.dst_first[p];
+    if (local == MPI_ERR_INTERN && !local_why[0])
+      snprintf(local_why, sizeof local_why, "the exchange's plan differs from the matrix "
+               "(an internal error)");
+    else if (local && !local_why[0])
+      snprintf(local_why, sizeof local_why, "no memory for a round of the exchange "
+               "(cb_buffer_size=%lld)", (long long)pl->cbs);
+    for (int p = 0; p < P; p++) {
+      if (!b->scount[p]) continue;
+      char *w = b->send + b->sdispl[p];
+      int ok;
+      message_size(xs, op, p, local, &ok);
+      if (!ok) { /* one round, this rank failed: the declared size, marked bad */
+        int64_t bad = -1;
+        memset(w, 0, (size_t)b->scount[p]);
+        memcpy(w, &bad, 8);
+        if (!local) local = MPI_ERR_INTERN;
+        continue;
+      }
+      int64_t n = pl->dst_first[p + 1] - pl->dst_first[p];
       memcpy(w, &n, 8);
       w += 8;
-      for (MPI_Count i = pl.dst_first[p]; i < pl.dst_first[p + 1]; i++) {
-        int64_t pair[2] = {pl.parts[i].off, pl.parts[i].len};
+      for (MPI_Count i = pl->dst_first[p]; i < pl->dst_first[p + 1]; i++) {
+        int64_t pair[2] = {pl->parts[i].off, pl->parts[i].len};
         memcpy(w, pair, 16);
         w += 16;
       }
       if (op->writing)
-        for (MPI_Count i = pl.dst_first[p]; i < pl.dst_first[p + 1]; i++) {
-          mpisw_typemap_pack(op->mem, op->buf, op->count, pl.parts[i].spos, pl.parts[i].len, w);
-          w += pl.parts[i].len;
+        for (MPI_Count i = pl->dst_first[p]; i < pl->dst_first[p + 1]; i++) {
+          mpisw_typemap_pack(op->mem, op->buf, op->count, pl->parts[i].spos, pl->parts[i].len, w);
+          w += pl->parts[i].len;
         }
     }
-    PMPI_Alltoall(b.scount, 1, MPI_INT, b.rcount, 1, MPI_INT, f->comm);
+    if (xs->single) /* the sizes are known: no Alltoall */
+      for (int p = 0; p < P; p++) b->rcount[p] = (int)declared_from(op, p, my_dom);
+    else
+      PMPI_Alltoall(b->scount, 1, MPI_INT, b->rcount, 1, MPI_INT, f->comm);
     size_t rtotal = 0;
-    if (displs(b.rcount, b.rdispl, P, &rtotal) || grow(&b.recv, &b.recv_cap, rtotal ? rtotal : 1))
+    if (displs(b->rcount, b->rdispl, P, &rtotal) || grow(&b->recv, &b->recv_cap, rtotal ? rtotal : 1))
       no_room(f, rtotal);
-    PMPI_Alltoallv(b.send, b.scount, b.sdispl, MPI_BYTE, b.recv, b.rcount, b.rdispl, MPI_BYTE,
+    PMPI_Alltoallv(b->send, b->scount, b->sdispl, MPI_BYTE, b->recv, b->rcount, b->rdispl, MPI_BYTE,
                    f->comm);
+    /* a sender that failed marked its messages: nothing of them is used */
+    for (int p = 0; p < P; p++) {
+      int64_t n = 0;
+      if (b->rcount[p]) memcpy(&n, b->recv + b->rdispl[p], 8);
+      if (n < 0) {
+        b->rcount[p] = 0;
+        if (!local) local = MPI_ERR_INTERN;
+        if (!local_why[0])
+          snprintf(local_why, sizeof local_why, "rank %d could not take part in the exchange", p);
+      }
+    }
     op->r->t_shuffle += now() - t0;
 
     /* the aggregator's part */
     MPI_Offset wlo = 0, whi = 0;
-    int mine = my_dom >= 0 && window(x, my_dom, r, pl.cbs, &wlo, &whi);
+    int mine = my_dom >= 0 && window(x, my_dom, r, pl->cbs, &wlo, &whi);
     if (op->writing) {
       MPI_Count nruns = 0;
       if (mine && !local) {
         t0 = now();
         for (int p = 0; p < P; p++) {
           int self = p == me;
-          if (!self && !b.rcount[p]) continue;
-          const char *rd = self ? NULL : b.recv + b.rdispl[p];
-          int64_t n = self ? pl.dst_first[me + 1] - pl.dst_first[me] : 0;
+          if (!self && !b->rcount[p]) continue;
+          const char *rd = self ? NULL : b->recv + b->rdispl[p];
+          int64_t n = self ? pl->dst_first[me + 1] - pl->dst_first[me] : 0;
           if (!self) memcpy(&n, rd, 8);
           const char *data = self ? NULL : rd + 8 + 16 * n;
-          if (nruns + n > b.runs_cap) {
+          if (nruns + n > b->runs_cap) {
             MPI_Count cap = (nruns + n) * 2;
-            struct part *nr = realloc(b.runs, (size_t)cap * sizeof *nr);
+            struct part *nr = realloc(b->runs, (size_t)cap * sizeof *nr);
             if (!nr) {
               local = MPI_ERR_NO_MEM;
               break;
             }
-            b.runs = nr;
-            b.runs_cap = cap;
+            b->runs = nr;
+            b->runs_cap = cap;
           }
           for (int64_t i = 0; i < n; i++) {
             int64_t pair[2];
             if (self) { /* straight from the user's buffer */
-              const struct part *q = &pl.parts[pl.dst_first[me] + i];
+              const struct part *q = &pl->parts[pl->dst_first[me] + i];
               pair[0] = q->off, pair[1] = q->len;
               mpisw_typemap_pack(op->mem, op->buf, op->count, q->spos, q->len,
-                                 b.cbuf + (q->off - wlo));
+                                 b->cbuf + (q->off - wlo));
             } else {
               memcpy(pair, rd + 8 + 16 * i, 16);
-              memcpy(b.cbuf + (pair[0] - wlo), data, (size_t)pair[1]);
+              memcpy(b->cbuf + (pair[0] - wlo), data, (size_t)pair[1]);
               data += pair[1];
             }
-            b.runs[nruns++] = (struct part){pair[0], pair[1], 0};
+            b->runs[nruns++] = (struct part){pair[0], pair[1], 0};
           }
         }
         op->r->t_shuffle += now() - t0;
         t0 = now();
-        if (!local && !io_err && nruns) io_err = write_runs(f, b.cbuf, wlo, b.runs, nruns);
+        if (!local && !io_err && nruns) io_err = write_runs(f, b->cbuf, wlo, b->runs, nruns);
         op->r->t_io += now() - t0;
       }
       continue;
     }
 
     /* reading: the span asked for, read once, the answers sent back */
-    int *bcount = b.rcount, *bdispl = b.rdispl; /* reused: answers' sizes */
+    int *bcount = b->rcount, *bdispl = b->rdispl; /* reused: answers' sizes */
     int *acount = malloc(sizeof(int) * 2 * (size_t)P), *adispl = acount ? acount + P : NULL;
     char *answer = NULL;
     size_t atotal = 0;
@@ -292,8 +403,8 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
       MPI_Offset smin = INT64_MAX, smax = 0;
       for (int p = 0; p < P; p++) {
         acount[p] = 0;
-        if (!mine || !b.rcount[p]) continue; /* asked: always answered */
-        const char *rd = b.recv + b.rdispl[p];
+        if (!mine || !b->rcount[p]) continue; /* asked: always answered */
+        const char *rd = b->recv + b->rdispl[p];
         int64_t n;
         memcpy(&n, rd, 8);
         size_t sum = 0;
@@ -306,34 +417,34 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
         }
         acount[p] = (int)sum;
       }
-      for (MPI_Count i = pl.dst_first[me]; mine && !local && i < pl.dst_first[me + 1]; i++) {
-        const struct part *q = &pl.parts[i]; /* this rank's own: not sent */
+      for (MPI_Count i = pl->dst_first[me]; mine && !local && i < pl->dst_first[me + 1]; i++) {
+        const struct part *q = &pl->parts[i]; /* this rank's own: not sent */
         if (q->off < smin) smin = q->off;
         if (q->off + q->len > smax) smax = q->off + q->len;
       }
       if (displs(acount, adispl, P, &atotal) || !(answer = calloc(atotal ? atotal : 1, 1)))
         no_room(f, atotal);
-      if (mine && smin < smax) {
+      if (mine && smin < smax && !local) { /* local: cbuf may be missing */
         t0 = now();
-        if (!io_err) io_err = mpisw_cio_read(f, b.cbuf, (size_t)(smax - smin), smin);
+        if (!io_err) io_err = mpisw_cio_read(f, b->cbuf, (size_t)(smax - smin), smin);
         op->r->t_io += now() - t0;
         t0 = now();
         for (int p = 0; p < P && !io_err; p++) {
           if (!acount[p]) continue;
-          const char *rd = b.recv + b.rdispl[p];
+          const char *rd = b->recv + b->rdispl[p];
           int64_t n;
           memcpy(&n, rd, 8);
           char *w = answer + adispl[p];
           for (int64_t i = 0; i < n; i++) {
             int64_t pair[2];
             memcpy(pair, rd + 8 + 16 * i, 16);
-            memcpy(w, b.cbuf + (pair[0] - smin), (size_t)pair[1]);
+            memcpy(w, b->cbuf + (pair[0] - smin), (size_t)pair[1]);
             w += pair[1];
           }
         }
-        for (MPI_Count i = pl.dst_first[me]; !local && !io_err && i < pl.dst_first[me + 1]; i++) {
-          const struct part *q = &pl.parts[i];
-          mpisw_typemap_unpack(op->mem, b.cbuf + (q->off - smin), q->spos, q->len, op->buf,
+        for (MPI_Count i = pl->dst_first[me]; !local && !io_err && i < pl->dst_first[me + 1]; i++) {
+          const struct part *q = &pl->parts[i];
+          mpisw_typemap_unpack(op->mem, b->cbuf + (q->off - smin), q->spos, q->len, op->buf,
                                op->count);
         }
         op->r->t_shuffle += now() - t0;
@@ -344,21 +455,21 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
     size_t btotal = 0;
     for (int p = 0; p < P; p++) {
       size_t sum = 0;
-      for (MPI_Count i = pl.dst_first[p]; !local && p != me && i < pl.dst_first[p + 1]; i++)
-        sum += (size_t)pl.parts[i].len;
+      for (MPI_Count i = pl->dst_first[p]; !local && p != me && i < pl->dst_first[p + 1]; i++)
+        sum += (size_t)pl->parts[i].len;
       bcount[p] = (int)sum;
     }
-    if (displs(bcount, bdispl, P, &btotal) || grow(&b.recv, &b.recv_cap, btotal ? btotal : 1))
+    if (displs(bcount, bdispl, P, &btotal) || grow(&b->recv, &b->recv_cap, btotal ? btotal : 1))
       no_room(f, btotal);
-    PMPI_Alltoallv(answer, acount, adispl, MPI_BYTE, b.recv, bcount, bdispl, MPI_BYTE, f->comm);
+    PMPI_Alltoallv(answer, acount, adispl, MPI_BYTE, b->recv, bcount, bdispl, MPI_BYTE, f->comm);
     if (!local)
       for (int p = 0; p < P; p++) {
         if (p == me) continue;
-        const char *rd = b.recv + bdispl[p];
-        for (MPI_Count i = pl.dst_first[p]; i < pl.dst_first[p + 1]; i++) {
-          mpisw_typemap_unpack(op->mem, rd, pl.parts[i].spos, pl.parts[i].len, op->buf,
+        const char *rd = b->recv + bdispl[p];
+        for (MPI_Count i = pl->dst_first[p]; i < pl->dst_first[p + 1]; i++) {
+          mpisw_typemap_unpack(op->mem, rd, pl->parts[i].spos, pl->parts[i].len, op->buf,
                                op->count);
-          rd += pl.parts[i].len;
+          rd += pl->parts[i].len;
         }
       }
     free(answer);
@@ -368,22 +479,10 @@ int mpisw_cio_exchange(struct cio_op *op, char *why, size_t whylen) {
   op->r->rounds = nrounds;
   if (local) {
     cls = local;
-    snprintf(why, whylen, "no memory for a round of the exchange (cb_buffer_size=%lld)",
-             (long long)pl.cbs);
+    snprintf(why, whylen, "%s", local_why);
   } else if (io_err) {
     cls = mpisw_cio_io_error(f, op->writing, io_err, why, whylen);
   }
   cls = mpisw_cio_agree(f->comm, cls, why, whylen);
-out:
-  free(pl.dom_of);
-  free(pl.cursor);
-  free(pl.maxend);
-  free(pl.parts);
-  free(pl.dst_first);
-  free(b.scount);
-  free(b.send);
-  free(b.recv);
-  free(b.cbuf);
-  free(b.runs);
   return cls;
 }

@@ -46,11 +46,12 @@ void mpisw_cio_report_call(struct cio_file *f) {
           "mpisw: collective I/O: %s on %s: strategy=%s cb_nodes=%d%s aggregators=%s "
           "bytes=%.0f rounds=%d hopbytes=%.0f hopbytes_otp=%.0f hopbytes_latp=%.0f "
           "hopbytes_tatp=%.0f max_link_load=%llu time_metadata=%.6f time_assign=%.6f "
-          "time_shuffle=%.6f time_io=%.6f\n",
+          "time_shuffle=%.6f time_io=%.6f matrix=%s\n",
           r->call, f->path, mpisw_cio_strategy_name[r->strategy], r->ndomains,
           r->cb_nodes_auto ? "(auto)" : "", r->ndomains ? aggs : "none", r->bytes, r->rounds,
           r->hopbytes, r->hop[CIO_OTP], r->hop[CIO_LATP], r->hop[CIO_TATP],
-          (unsigned long long)r->max_link, tmax[0], tmax[1], tmax[2], tmax[3]);
+          (unsigned long long)r->max_link, tmax[0], tmax[1], tmax[2], tmax[3],
+          r->matrix_guessed ? "with-agreement" : "own-gather");
   fflush(stderr);
 }
 
@@ -73,6 +74,8 @@ void mpisw_cio_report_info(struct cio_file *f, MPI_Info info) {
   PMPI_Info_set(info, "mpisw_cb_aggregators", r->ndomains ? aggs : "none");
   set_num(info, "mpisw_cb_bytes", "%.0f", r->bytes);
   set_num(info, "mpisw_cb_rounds", "%.0f", r->rounds);
+  if (!r->independent && r->ndomains)
+    PMPI_Info_set(info, "mpisw_cb_matrix", r->matrix_guessed ? "with-agreement" : "own-gather");
   set_num(info, "mpisw_cb_hopbytes", "%.0f", r->hopbytes);
   set_num(info, "mpisw_cb_hopbytes_otp", "%.0f", r->hop[CIO_OTP]);
   set_num(info, "mpisw_cb_hopbytes_latp", "%.0f", r->hop[CIO_LATP]);

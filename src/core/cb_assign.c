@@ -35,13 +35,56 @@ int mpisw_cb_otp(const struct mpisw_cb_problem *pb, long *agg) {
   return MPISW_LAP_OK;
 }
 
+/* One aggregator a node: the LAP on nodes x domains, a node's cost for d
+ * the least of its rows' (best[] keeps which row), then that row. Exact:
+ * with one domain a node at most, the rows of a node never compete, so
+ * each domain takes its node's best row. EINFEASIBLE when fewer nodes
+ * than domains have a row that may aggregate. */
+static int assign_per_node(const struct mpisw_cb_problem *pb, const double *cost,
+                           const long *rows, size_t nrows, long *col_row) {
+  size_t m = pb->ndomains, H = pb->nnodes;
+  double *ncost = malloc(sizeof *ncost * H * m);
+  size_t *best = malloc(sizeof *best * H * m);
+  long *col_node = malloc(sizeof *col_node * m);
+  int rc = MPISW_LAP_ENOMEM;
+  if (ncost && best && col_node) {
+    for (size_t i = 0; i < H * m; i++) ncost[i] = MPISW_LAP_FORBIDDEN, best[i] = 0;
+    rc = MPISW_LAP_OK;
+    for (size_t r = 0; r < nrows && rc == MPISW_LAP_OK; r++) {
+      int h = pb->node_of[rows ? rows[r] : (long)r];
+      if (h < 0 || (size_t)h >= H) {
+        rc = MPISW_LAP_EINVAL;
+        break;
+      }
+      for (size_t d = 0; d < m; d++) /* first of equals: the lowest row */
+        if (cost[r * m + d] < ncost[(size_t)h * m + d]) {
+          ncost[(size_t)h * m + d] = cost[r * m + d];
+          best[(size_t)h * m + d] = r;
+        }
+    }
+    if (rc == MPISW_LAP_OK) rc = mpisw_lap_solve(ncost, H, m, col_node, NULL, NULL);
+    if (rc == MPISW_LAP_OK)
+      for (size_t d = 0; d < m; d++) col_row[d] = (long)best[(size_t)col_node[d] * m + d];
+  }
+  free(ncost);
+  free(best);
+  free(col_node);
+  return rc;
+}
+
 /* Solves the LAP on cost (nrows x m, one row per process in rows[]) and
- * maps the chosen rows back to processes. */
+ * maps the chosen rows back to processes; under the problem's node rule
+ * when it has one and it applies (no more domains than nodes, and enough
+ * nodes with a row that may aggregate). */
 static int assign_rows(const struct mpisw_cb_problem *pb, const double *cost, const long *rows,
                        size_t nrows, long *agg) {
   long *col_row = malloc(sizeof *col_row * (pb->ndomains ? pb->ndomains : 1));
   if (!col_row) return MPISW_LAP_ENOMEM;
-  int rc = mpisw_lap_solve(cost, nrows, pb->ndomains, col_row, NULL, NULL);
+  int rc = MPISW_LAP_EINFEASIBLE;
+  if (pb->node_of && pb->ndomains <= pb->nnodes)
+    rc = assign_per_node(pb, cost, rows, nrows, col_row);
+  if (rc == MPISW_LAP_EINFEASIBLE)
+    rc = mpisw_lap_solve(cost, nrows, pb->ndomains, col_row, NULL, NULL);
   if (rc == MPISW_LAP_OK)
     for (size_t d = 0; d < pb->ndomains; d++)
       agg[d] = rows ? rows[col_row[d]] : col_row[d];

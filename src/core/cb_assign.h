@@ -24,6 +24,12 @@ struct mpisw_cb_problem {
   const double *dist;   /* D, P x P */
   const long *cand;     /* ncand candidates, process numbers in ROMIO's order */
   size_t ncand;
+  /* Optional (NULL: no rule): the node of each process. With it, and no
+   * more domains than nodes, LATP and TATP put one aggregator on a node at
+   * most (ROMIO's cb_config_list "*:1"): their optimum among those
+   * assignments, so that no node's link carries several domains. */
+  const int *node_of;
+  size_t nnodes;
 };
 
 /* Return values: MPISW_LAP_OK (0) or an enum mpisw_lap_status (core/lap.h);

@@ -61,15 +61,18 @@ mpisw_mpi_test(cio_env_topology PROG t_cio NP 2 LABELS cio
                ENV MPISW_CB_STRATEGY=tatp MPISW_TOPOLOGY=/nonexistent-mpisw-cio.conf)
 
 # The report: info keys (TATP 0 hop-bytes where OTP moves every byte, the
-# link load), nonblocking and split forms; MPISW_REPORT's line per call.
+# link load, the matrix gathered alone then with the agreement), nonblocking
+# and split forms; MPISW_REPORT's line per call.
 set(_expect ${MPISW_SH} ${MPISW_TOOLS}/expect_stderr.sh)
 mpisw_mpi_test(cio_report PROG t_cio ARGS report NP 2 LABELS cio
                ENV MPISW_TOPO_HOSTNAME=n%r MPISW_REPORT=1
                DRIVER ${_expect}
                       "has:mpisw: collective I/O: write_at_all on"
-                      "once:strategy=tatp cb_nodes=2 aggregators=1,0 bytes=8192 rounds=1 hopbytes=0 hopbytes_otp=16384 hopbytes_latp=0 hopbytes_tatp=0 max_link_load=0"
+                      "has:strategy=tatp cb_nodes=2 aggregators=1,0 bytes=8192 rounds=1 hopbytes=0 hopbytes_otp=16384 hopbytes_latp=0 hopbytes_tatp=0 max_link_load=0"
+                      "has:matrix=own-gather"
+                      "has:matrix=with-agreement"
                       "has:strategy=otp cb_nodes=2 aggregators=0,1 bytes=8192 rounds=1 hopbytes=16384"
-                      "once:mpisw: collective I/O engine: 10 collective calls"
+                      "once:mpisw: collective I/O engine: 11 collective calls"
                       "has:strategy=otp independent (no interleaving) bytes=8192" --)
 mpisw_mpi_test(cio_report4 PROG t_cio ARGS report NP 4 LABELS cio extended
                ENV MPISW_TOPO_HOSTNAME=n%r)

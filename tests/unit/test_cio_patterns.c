@@ -71,8 +71,10 @@ static void check_pattern(const struct cio_pattern *pt, int m) {
   free(C);
 }
 
-/* ---- brute force: the least hop-bytes over every injective assignment ---- */
+/* ---- brute force: the least hop-bytes over every injective assignment
+ * (with the problem's node rule: one aggregator a node at most) ---- */
 static double best;
+static unsigned char node_used[64];
 static void enumerate(const struct mpisw_cb_problem *pb, const long *rows, int nrows, int d,
                       long *agg, unsigned char *used) {
   if (d == (int)pb->ndomains) {
@@ -80,13 +82,16 @@ static void enumerate(const struct mpisw_cb_problem *pb, const long *rows, int n
     if (h < best) best = h;
     return;
   }
-  for (int i = 0; i < nrows; i++)
-    if (!used[i]) {
-      used[i] = 1;
-      agg[d] = rows[i];
-      enumerate(pb, rows, nrows, d + 1, agg, used);
-      used[i] = 0;
-    }
+  for (int i = 0; i < nrows; i++) {
+    int node = pb->node_of ? pb->node_of[rows[i]] : -1;
+    if (used[i] || (node >= 0 && node_used[node])) continue;
+    used[i] = 1;
+    if (node >= 0) node_used[node] = 1;
+    agg[d] = rows[i];
+    enumerate(pb, rows, nrows, d + 1, agg, used);
+    used[i] = 0;
+    if (node >= 0) node_used[node] = 0;
+  }
 }
 
 static double brute(const struct mpisw_cb_problem *pb, const long *rows, int nrows) {
@@ -100,7 +105,7 @@ static double brute(const struct mpisw_cb_problem *pb, const long *rows, int nro
 /* Hops between nodes a and b: leaves of 2 nodes under one core switch. */
 static double node_hops(int a, int b) { return a == b ? 1 : (a / 2 == b / 2 ? 2 : 4); }
 
-static int cases, latp_le_otp, latp_gt_otp, tatp_lt_latp, any_checked;
+static int cases, latp_le_otp, latp_gt_otp, tatp_lt_latp, any_checked, node_checked;
 
 static void check_assign(const struct cio_pattern *pt, const int *node_of, int nnodes,
                          int cb_nodes, const char *placement) {
@@ -118,7 +123,7 @@ static void check_assign(const struct cio_pattern *pt, const int *node_of, int n
   cio_pattern_comm_matrix(pt, m, C);
   for (int i = 0; i < P; i++)
     for (int j = 0; j < P; j++) D[i * P + j] = i == j ? 0 : node_hops(node_of[i], node_of[j]);
-  struct mpisw_cb_problem pb = {(size_t)P, (size_t)m, C, D, cand, (size_t)m};
+  struct mpisw_cb_problem pb = {(size_t)P, (size_t)m, C, D, cand, (size_t)m, NULL, 0};
   long otp[16], latp[16], tatp[16], tany[16];
   CHECK(!mpisw_cb_otp(&pb, otp) && !mpisw_cb_latp(&pb, latp) && !mpisw_cb_tatp(&pb, 0, NULL, tatp),
         "an assignment failed");
@@ -135,7 +140,7 @@ static void check_assign(const struct cio_pattern *pt, const int *node_of, int n
    * every rank (any_process); brute force where P!/(P-m)! <= 2e6. */
   long all[64], latp_all[16];
   for (int r = 0; r < P; r++) all[r] = r;
-  struct mpisw_cb_problem pall = {(size_t)P, (size_t)m, C, D, all, (size_t)P};
+  struct mpisw_cb_problem pall = {(size_t)P, (size_t)m, C, D, all, (size_t)P, NULL, 0};
   CHECK(!mpisw_cb_tatp(&pb, 1, NULL, tany) && !mpisw_cb_latp(&pall, latp_all),
         "TATP or LATP over every rank failed");
   double ha = mpisw_cb_hopbytes(&pb, tany), hla = mpisw_cb_hopbytes(&pall, latp_all);
@@ -151,13 +156,36 @@ static void check_assign(const struct cio_pattern *pt, const int *node_of, int n
           ha, opta);
     any_checked++;
   }
+  /* The engine's node rule (m <= nodes here: one domain a node): TATP is
+   * the optimum among assignments with one aggregator a node, below LATP's
+   * under the same rule and OTP's (which keeps it) */
+  struct mpisw_cb_problem pnode = pall;
+  pnode.node_of = node_of;
+  pnode.nnodes = (size_t)nnodes;
+  long tnode[16], lnode[16];
+  CHECK(!mpisw_cb_tatp(&pnode, 1, NULL, tnode) && !mpisw_cb_latp(&pnode, lnode),
+        "TATP or LATP with one aggregator a node failed");
+  for (int d = 0; d < m; d++)
+    for (int e = 0; e < d; e++)
+      CHECK(node_of[tnode[d]] != node_of[tnode[e]] && node_of[lnode[d]] != node_of[lnode[e]],
+            "%s P=%d %s: two aggregators on one node under the node rule", kind, P, placement);
+  double hn = mpisw_cb_hopbytes(&pnode, tnode), hln = mpisw_cb_hopbytes(&pnode, lnode);
+  CHECK(hn >= ha && hn <= hln && hn <= ho, "%s P=%d %s node rule: TATP %.0f, LATP %.0f, OTP "
+        "%.0f, TATP over every rank %.0f", kind, P, placement, hn, hln, ho, ha);
+  if (count <= 2e6) {
+    double optn = brute(&pnode, all, P);
+    CHECK(hn == optn, "%s P=%d %s node rule: TATP %.0f, brute force %.0f", kind, P, placement,
+          hn, optn);
+    node_checked++;
+  }
   cases++;
   latp_le_otp += hl <= ho;
   latp_gt_otp += hl > ho;
   tatp_lt_latp += ht < hl;
   printf("%-4s P=%-2d nodes=%d %-9s cb_nodes=%d domains=%d  hop-bytes OTP %-9.0f LATP %-9.0f "
-         "TATP %-9.0f (brute force %.0f); over every rank LATP %-9.0f TATP %.0f\n",
-         kind, P, nnodes, placement, cb_nodes, m, ho, hl, ht, opt, hla, ha);
+         "TATP %-9.0f (brute force %.0f); over every rank LATP %-9.0f TATP %.0f; one a node "
+         "LATP %-9.0f TATP %.0f\n",
+         kind, P, nnodes, placement, cb_nodes, m, ho, hl, ht, opt, hla, ha, hln, hn);
   free(C);
   free(D);
 }
@@ -224,9 +252,10 @@ int main(void) {
     check_pattern(&pt, 3);
     placements(&pt, cfg[i].nodes, 12345u + (unsigned)i);
   }
-  printf("%d cases (%d also over all processes): LATP <= OTP hop-bytes in %d, > in %d; "
+  printf("%d cases (%d also over all processes, %d with one aggregator a node): LATP <= OTP "
+         "hop-bytes in %d, > in %d; "
          "TATP < LATP in %d\n",
-         cases, any_checked, latp_le_otp, latp_gt_otp, tatp_lt_latp);
+         cases, any_checked, node_checked, latp_le_otp, latp_gt_otp, tatp_lt_latp);
   if (failures) fprintf(stderr, "%d failures\n", failures);
   return failures ? 1 : 0;
 }

@@ -255,7 +255,7 @@ static void test_strategies(void) {
     if (m > MMAX) m = MMAX;
     /* bytes: each process holds a random share of each domain, some none */
     for (size_t k = 0; k < P * m; k++) C[k] = rnd(3) ? (double)rnd(1 << 20) : 0;
-    struct mpisw_cb_problem pb = {P, m, C, D, cand, nc};
+    struct mpisw_cb_problem pb = {P, m, C, D, cand, nc, NULL, 0};
     CHECK(mpisw_cb_otp(&pb, otp) == 0);
     CHECK(mpisw_cb_latp(&pb, latp) == 0);
     CHECK(mpisw_cb_tatp(&pb, 0, NULL, tatp) == 0);
@@ -292,7 +292,7 @@ static void test_strategies(void) {
   double C2[3 * 2] = {0, 10, 10, 0, 1, 1};
   double D2[9] = {0, 2, 2, 2, 0, 2, 2, 2, 0};
   long c2[3] = {0, 1, 2}, a2[2];
-  struct mpisw_cb_problem p2 = {3, 2, C2, D2, c2, 3};
+  struct mpisw_cb_problem p2 = {3, 2, C2, D2, c2, 3, NULL, 0};
   CHECK(mpisw_cb_latp(&p2, a2) == 0 && a2[0] == 1 && a2[1] == 0);
   CHECK(mpisw_cb_tatp(&p2, 0, NULL, a2) == 0 && a2[0] == 1 && a2[1] == 0);
   CHECK(mpisw_cb_hopbytes(&p2, a2) == 2 * (1 + 1) && mpisw_cb_moved_bytes(&p2, a2) == 2);
@@ -301,7 +301,7 @@ static void test_strategies(void) {
 
   /* bad problems */
   long dup[2] = {1, 1}, out[2] = {0, 9};
-  struct mpisw_cb_problem bad = {3, 2, C2, D2, dup, 2};
+  struct mpisw_cb_problem bad = {3, 2, C2, D2, dup, 2, NULL, 0};
   CHECK(mpisw_cb_tatp(&bad, 0, NULL, a2) == MPISW_LAP_EINVAL);
   bad.cand = out;
   CHECK(mpisw_cb_latp(&bad, a2) == MPISW_LAP_EINVAL);
@@ -330,7 +330,7 @@ static int auto_problem(size_t k, void *vctx, struct mpisw_cb_problem *out) {
       double a = p * 1024.0 > lo ? p * 1024.0 : lo, b = (p + 1) * 1024.0 < hi ? (p + 1) * 1024.0 : hi;
       x->C[p * k + d] = b > a ? floor(b) - floor(a) : 0;
     }
-  *out = (struct mpisw_cb_problem){8, k, x->C, x->D, x->cand, 8};
+  *out = (struct mpisw_cb_problem){8, k, x->C, x->D, x->cand, 8, NULL, 0};
   return 0;
 }
 
