@@ -174,6 +174,7 @@ static int start_thread(void) {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   int rc = pthread_create(&thread, NULL, loop, (void *)(uintptr_t)generation);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc == 0) pthread_setname_np(thread, "mpisw-wbehind"); /* ps, tests */
   return rc;
 }
 
