@@ -1,13 +1,15 @@
-/* Write-behind for the mmap backend. Out of core, the pages a window
- * dirties through its MAP_SHARED mapping stay dirty until something writes
- * them: a cgroup v1 memory limit has no dirty throttling of its own and the
- * global thresholds (a share of the whole machine's memory) are far away, so
- * the flusher starts only when reclaim, hitting the cgroup's limit, finds
- * nothing but dirty pages and wakes it; the writer then waits in reclaim
- * (docs/DURABILITY.md "Write-behind" has the measurements). One thread per
- * process starts the write-back of every served window's dirty pages every
- * few milliseconds with sync_file_range(SYNC_FILE_RANGE_WRITE), so reclaim
- * meets pages already written or on their way.
+/* Write-behind and drop-behind for the mmap backend out of core
+ * (docs/DURABILITY.md "Write-behind" has the measurements). Under a memory
+ * cgroup's limit the window's pages are reclaimed at the page fault that
+ * charges over the limit. Two things made that erratic: dirty pages waited
+ * for reclaim to wake the flusher (cgroup v1 has no dirty limit of its own
+ * and the global ones are far away), and reclaim either evicted finished
+ * pages in large batches or, once it had evicted pages still in use, paid
+ * one major fault per 4 KiB page. One thread per process starts the
+ * write-back of every served window's dirty pages every 10 ms with
+ * sync_file_range(SYNC_FILE_RANGE_WRITE) and, every 100 ms, marks its
+ * mapping MADV_COLD, so reclaim meets pages already written and takes the
+ * ones not touched since first, in large batches.
  *
  * Durability is unchanged: MPI_Win_sync still msyncs (MS_SYNC) and waits.
  * Only SYNC_FILE_RANGE_WRITE is used: it waits for nothing and does not
