@@ -535,6 +535,7 @@ static void print_json(const struct options *o, enum kernel k, double factor,
           res->sync_seconds, res->cold_seconds);
   fprintf(f, ",\"bw_MiBps\":%.1f,\"bw_nosync_MiBps\":%.1f", total / mib / res->seconds,
           total / mib / res->nosync_seconds);
+  fprintf(f, ",\"load1\":%.2f", bench_load1()); /* the cores' competition (shared machines) */
   json_bytes(f, "proc_read_bytes", res->proc.read);
   json_bytes(f, "proc_write_bytes", res->proc.write);
   json_bytes(f, "dev_read_bytes", res->dev.read);

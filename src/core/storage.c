@@ -243,11 +243,43 @@ void mpisw_file_close(struct mpisw_file *f, int remove) {
   f->fd = -1;
 }
 
+/* MPISW_MMAP_ADVICE=hint: access_style straight to madvise, as before
+ * (random: MADV_RANDOM; sequential, read_once, write_once: MADV_SEQUENTIAL).
+ * auto (default): the advice that measured steady out of core
+ * (docs/DURABILITY.md "Write-behind"). MADV_SEQUENTIAL makes reclaim ignore
+ * the accesses through the mapping, so under a memory cgroup's limit pages
+ * still in use (read ahead, or being copied) are evicted and faulted back
+ * one by one: SEQ out of core ran at 50 or 1,100 MiB/s from run to run.
+ * MADV_RANDOM turns read-around off: a 16 MiB RMA segment then faults in
+ * 4 KiB at a time (RND out of core 30-90 MiB/s), while the kernel already
+ * stops reading around on its own after repeated misses. So auto advises
+ * MADV_SEQUENTIAL for read_once alone (pages read once, never written) and
+ * leaves the rest to the kernel's default. */
+static int advice_as_hinted(void) {
+  static int v = -1;
+  if (v < 0) {
+    const char *s = getenv("MPISW_MMAP_ADVICE");
+    v = s && !strcmp(s, "hint");
+    if (s && *s && strcmp(s, "hint") && strcmp(s, "auto"))
+      fprintf(stderr, "mpisw: MPISW_MMAP_ADVICE='%s' is not auto or hint; using auto\n", s);
+  }
+  return v;
+}
+
+static int advice_for(unsigned access) {
+  if (advice_as_hinted()) {
+    if (access & MPISW_ACCESS_RANDOM) return MADV_RANDOM;
+    if (access & (MPISW_ACCESS_SEQUENTIAL | MPISW_ACCESS_READ_ONCE | MPISW_ACCESS_WRITE_ONCE))
+      return MADV_SEQUENTIAL;
+    return MADV_NORMAL;
+  }
+  unsigned writes = MPISW_ACCESS_WRITE_ONCE | MPISW_ACCESS_WRITE_MOSTLY;
+  if ((access & MPISW_ACCESS_READ_ONCE) && !(access & writes)) return MADV_SEQUENTIAL;
+  return MADV_NORMAL;
+}
+
 static void advise(char *addr, uint64_t len, unsigned access) {
-  int advice = MADV_NORMAL;
-  if (access & MPISW_ACCESS_RANDOM) advice = MADV_RANDOM;
-  else if (access & (MPISW_ACCESS_SEQUENTIAL | MPISW_ACCESS_READ_ONCE | MPISW_ACCESS_WRITE_ONCE))
-    advice = MADV_SEQUENTIAL;
+  int advice = advice_for(access);
   if (advice != MADV_NORMAL && len) madvise(addr, len, advice);
 }
 

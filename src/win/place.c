@@ -8,6 +8,7 @@
 #include "core/path.h"
 #include "pager/pager.h"
 #include "win/internal.h"
+#include "win/writebehind.h"
 
 uint64_t mpisw_place_mem_target(const struct mpisw_hints *h, uint64_t size, int ranks) {
   if (!h->storage) return size;
@@ -60,6 +61,7 @@ int mpisw_place_local(struct mpisw_place *p, const struct mpisw_hints *h, uint64
     return -1;
   }
   if (!p->atomic) mpisw_pager_attach(p);
+  mpisw_writebehind_attach(p); /* mmap backend only */
   finish(p);
   return 0;
 }
@@ -128,6 +130,7 @@ int mpisw_place_sync(struct mpisw_place *p, struct mpisw_error *e) {
 int mpisw_place_release(struct mpisw_place *p, int sync, struct mpisw_error *e) {
   int rc = 0;
   if (sync && !p->h.discard) rc = mpisw_place_sync(p, e);
+  mpisw_writebehind_detach(p);
   if (p->pager) mpisw_pager_detach(p);
   mpisw_atomic_detach(p);
   mpisw_region_unmap(&p->region);
@@ -152,6 +155,7 @@ void mpisw_place_count(const struct mpisw_place *p, int shared) {
 }
 
 void mpisw_place_undo(struct mpisw_place *p) {
+  mpisw_writebehind_detach(p);
   if (p->pager) mpisw_pager_detach(p);
   mpisw_atomic_detach(p);
   mpisw_region_unmap(&p->region);

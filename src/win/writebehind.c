@@ -1,0 +1,229 @@
+/* Write-behind and drop-behind for the mmap backend out of core
+ * (docs/DURABILITY.md "Write-behind" has the measurements). Under a memory
+ * cgroup's limit the window's pages are reclaimed at the page fault that
+ * charges over the limit. Two things made that erratic: dirty pages waited
+ * for reclaim to wake the flusher (cgroup v1 has no dirty limit of its own
+ * and the global ones are far away), and reclaim either evicted finished
+ * pages in large batches or, once it had evicted pages still in use, paid
+ * one major fault per 4 KiB page. One thread per process starts the
+ * write-back of every served window's dirty pages every 10 ms with
+ * sync_file_range(SYNC_FILE_RANGE_WRITE) and, every 100 ms, marks its
+ * mapping MADV_COLD, so reclaim meets pages already written and takes the
+ * ones not touched since first, in large batches.
+ *
+ * Durability is unchanged: MPI_Win_sync still msyncs (MS_SYNC) and waits.
+ * Only SYNC_FILE_RANGE_WRITE is used: it waits for nothing and does not
+ * consume a write-back error, which the next msync reports as before. */
+#include "win/writebehind.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <sys/mman.h>
+
+#include "core/warn.h"
+#include "win/internal.h"
+
+enum { PERIOD_MS = 10, DROP_EVERY = 10 };
+
+struct served {
+  const struct mpisw_place *p;
+  int fd;
+  uint64_t off, len; /* the storage part's bytes of the file */
+  char *addr;        /* where they are mapped */
+  struct served *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static struct served *list;
+static pthread_t thread;
+static int running;         /* a thread serves the list (joined when it empties) */
+static unsigned generation; /* a thread runs while it is the current one */
+
+enum mode { MODE_AUTO, MODE_ON, MODE_OFF };
+
+/* MPISW_WRITEBEHIND: auto (default), on, off; anything else warns once and
+ * means auto. Read here: the configuration table is the lead's (README). */
+static enum mode mode(void) {
+  static int m = -1;
+  if (m >= 0) return (enum mode)m;
+  const char *v = getenv("MPISW_WRITEBEHIND");
+  if (!v || !*v || !strcasecmp(v, "auto")) m = MODE_AUTO;
+  else if (!strcasecmp(v, "on") || !strcasecmp(v, "1") || !strcasecmp(v, "true")) m = MODE_ON;
+  else if (!strcasecmp(v, "off") || !strcasecmp(v, "0") || !strcasecmp(v, "false")) m = MODE_OFF;
+  else {
+    mpisw_warn("MPISW_WRITEBEHIND='%s' is not auto, on or off; using auto", v);
+    m = MODE_AUTO;
+  }
+  return (enum mode)m;
+}
+
+/* cgroup v1: hierarchical_memory_limit of the memory controller's cgroup
+ * (the smallest limit on its path). */
+static uint64_t v1_limit(const char *path) {
+  char name[4096];
+  snprintf(name, sizeof name, "/sys/fs/cgroup/memory%s/memory.stat", path);
+  FILE *f = fopen(name, "r");
+  if (!f) return UINT64_MAX;
+  char line[256];
+  unsigned long long v = 0;
+  uint64_t limit = UINT64_MAX;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "hierarchical_memory_limit %llu", &v) == 1) limit = v;
+  fclose(f);
+  return limit;
+}
+
+/* cgroup v2: the smallest memory.max from the process's cgroup up. */
+static uint64_t v2_limit(const char *path) {
+  char dir[4096];
+  uint64_t limit = UINT64_MAX;
+  snprintf(dir, sizeof dir, "%s", path);
+  for (;;) {
+    char name[4200], text[64];
+    snprintf(name, sizeof name, "/sys/fs/cgroup%s/memory.max", strcmp(dir, "/") ? dir : "");
+    FILE *f = fopen(name, "r");
+    if (f) {
+      unsigned long long v;
+      if (fgets(text, sizeof text, f) && sscanf(text, "%llu", &v) == 1 && v < limit) limit = v;
+      fclose(f);
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) break;
+    *slash = 0;
+  }
+  return limit;
+}
+
+uint64_t mpisw_writebehind_cgroup_limit(void) {
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f) return UINT64_MAX;
+  char line[4096];
+  uint64_t limit = UINT64_MAX;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2) continue;
+    *c2 = 0;
+    const char *controllers = c1 + 1, *path = c2 + 1;
+    uint64_t l = UINT64_MAX;
+    if (!*controllers) l = v2_limit(path);
+    else if (strstr(controllers, "memory")) l = v1_limit(path);
+    if (l < limit) limit = l;
+  }
+  fclose(f);
+  return limit;
+}
+
+/* auto: a storage part that a quarter of the cgroup's limit cannot hold is
+ * the case where dirty pages reach the limit before anything writes them. */
+static int wanted(uint64_t len) {
+  switch (mode()) {
+  case MODE_ON: return 1;
+  case MODE_OFF: return 0;
+  default: break;
+  }
+  uint64_t limit = mpisw_writebehind_cgroup_limit();
+  return limit != UINT64_MAX && len >= limit / 4;
+}
+
+/* One pass: start the write-back of every served window's dirty pages; every
+ * DROP_EVERY passes also the drop-behind: MADV_COLD clears the pages'
+ * accessed bits and puts them at the reclaim end of the LRU, so reclaim
+ * takes them at first sight instead of after a second round (a page still
+ * in use is touched again, and so kept). The lock is held: a window cannot
+ * go (detach waits) while its fd or mapping is used. */
+static void pass(unsigned n) {
+  for (struct served *s = list; s; s = s->next) {
+    if (sync_file_range(s->fd, (off64_t)s->off, (off64_t)s->len, SYNC_FILE_RANGE_WRITE) != 0) {
+      /* EIO and the like: the next msync reports it; nothing to do here */
+    }
+    if (n % DROP_EVERY == 0 && madvise(s->addr, s->len, MADV_COLD) != 0) {
+      /* before Linux 5.4: no drop-behind */
+    }
+  }
+}
+
+static void *loop(void *arg) {
+  unsigned mine = (unsigned)(uintptr_t)arg, n = 0;
+  pthread_mutex_lock(&lock);
+  while (list && mine == generation) {
+    pass(++n);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += PERIOD_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&wake, &lock, &until);
+  }
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+/* The thread takes no signals: the program's handlers run on its own threads. */
+static int start_thread(void) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&thread, NULL, loop, (void *)(uintptr_t)generation);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc == 0) pthread_setname_np(thread, "mpisw-wbehind"); /* ps, tests */
+  return rc;
+}
+
+void mpisw_writebehind_attach(struct mpisw_place *p) {
+  const struct mpisw_layout *l = &p->region.l;
+  if (p->pager || p->atomic || p->file.fd < 0 || !l->map_file_len || !p->region.reserve ||
+      !wanted(l->map_file_len))
+    return;
+  struct served *s = calloc(1, sizeof *s);
+  if (!s) return;
+  *s = (struct served){p, p->file.fd, l->map_file_off, l->map_file_len,
+                      p->region.reserve + l->map_file_at, NULL};
+  pthread_mutex_lock(&lock);
+  s->next = list;
+  list = s;
+  if (!running) {
+    if (start_thread() == 0) running = 1;
+    else { /* no thread: the window works as without write-behind */
+      list = s->next;
+      free(s);
+    }
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+void mpisw_writebehind_detach(struct mpisw_place *p) {
+  pthread_mutex_lock(&lock);
+  struct served **at = &list;
+  while (*at && (*at)->p != p) at = &(*at)->next;
+  struct served *s = *at;
+  if (s) *at = s->next;
+  int join = s && !list && running;
+  pthread_t old = thread;
+  if (join) { /* a thread started by a later attach is of the next generation */
+    running = 0;
+    generation++;
+    pthread_cond_broadcast(&wake);
+  }
+  pthread_mutex_unlock(&lock);
+  free(s);
+  if (join) pthread_join(old, NULL); /* no thread outlives the last window */
+}
+
+int mpisw_writebehind_serves(const struct mpisw_place *p) {
+  pthread_mutex_lock(&lock);
+  struct served *s = list;
+  while (s && s->p != p) s = s->next;
+  pthread_mutex_unlock(&lock);
+  return s != NULL;
+}
