@@ -109,7 +109,8 @@ static void usage(FILE *f)
     "                 removed at the end (default /tmp)\n"
     "  --target T     self or next: whose window each rank accesses (default self)\n"
     "  --access STYLE access_style hint for the storage part (e.g. sequential)\n"
-    "  --backend B    storage_backend hint: mmap (default) or pager\n"
+    "  --backend B    storage_backend hint: auto, mmap or pager (default: no hint, the\n"
+    "                 library's default, auto)\n"
     "  --no-sync      skip the final MPI_Win_sync (page cache only)\n"
     "  --help         this message\n"
     "Prints one JSON line per kernel on stdout; progress goes to stderr.\n");

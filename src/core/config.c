@@ -45,6 +45,17 @@ const struct mpisw_cfg_var mpisw_cfg_vars[MPISW_CFG_COUNT] = {
                                    "(access_style=random: 4)"},
     [MPISW_CFG_PAGER_DEBUG] = {"MPISW_PAGER_DEBUG", MPISW_CFG_BOOL, "0", 0, 0, 0, 0, NULL,
                                "pager fallback reasons and per-window statistics on stderr"},
+    [MPISW_CFG_WRITEBEHIND] = {"MPISW_WRITEBEHIND", MPISW_CFG_CHOICE, "auto", 0, 0, 0, 0,
+                               "auto|on|off",
+                               "mmap backend: a thread starts the write-back of served windows' "
+                               "dirty pages every 10 ms and marks them cold every 100 ms; auto "
+                               "serves storage parts of at least a quarter of the memory "
+                               "cgroup's limit"},
+    [MPISW_CFG_MMAP_ADVICE] = {"MPISW_MMAP_ADVICE", MPISW_CFG_CHOICE, "auto", 0, 0, 0, 0,
+                               "auto|hint",
+                               "mmap backend's madvise: auto gives MADV_SEQUENTIAL only for "
+                               "access_style=read_once without writes and never MADV_RANDOM; "
+                               "hint maps access_style as before"},
     [MPISW_CFG_CONFIG] = {"MPISW_CONFIG", MPISW_CFG_CHOICE, "unset", 0, 0, 0, 0, "dump",
                           "dump: the speaking process prints the effective configuration on "
                           "stderr when the library is loaded"},

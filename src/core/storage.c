@@ -1,4 +1,5 @@
 #include "core/storage.h"
+#include "core/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,14 +257,8 @@ void mpisw_file_close(struct mpisw_file *f, int remove) {
  * MADV_SEQUENTIAL for read_once alone (pages read once, never written) and
  * leaves the rest to the kernel's default. */
 static int advice_as_hinted(void) {
-  static int v = -1;
-  if (v < 0) {
-    const char *s = getenv("MPISW_MMAP_ADVICE");
-    v = s && !strcmp(s, "hint");
-    if (s && *s && strcmp(s, "hint") && strcmp(s, "auto"))
-      fprintf(stderr, "mpisw: MPISW_MMAP_ADVICE='%s' is not auto or hint; using auto\n", s);
-  }
-  return v;
+  const char *s = mpisw_cfg_text(MPISW_CFG_MMAP_ADVICE); /* checked by the table */
+  return s && !strcmp(s, "hint");
 }
 
 static int advice_for(unsigned access) {

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 
 #include "core/warn.h"
+#include "core/config.h"
 #include "win/internal.h"
 
 enum { PERIOD_MS = 10, DROP_EVERY = 10 };
@@ -49,20 +50,13 @@ static unsigned generation; /* a thread runs while it is the current one */
 
 enum mode { MODE_AUTO, MODE_ON, MODE_OFF };
 
-/* MPISW_WRITEBEHIND: auto (default), on, off; anything else warns once and
- * means auto. Read here: the configuration table is the lead's (README). */
+/* MPISW_WRITEBEHIND (the configuration table checks the value: another
+ * one warns once and means auto). */
 static enum mode mode(void) {
-  static int m = -1;
-  if (m >= 0) return (enum mode)m;
-  const char *v = getenv("MPISW_WRITEBEHIND");
-  if (!v || !*v || !strcasecmp(v, "auto")) m = MODE_AUTO;
-  else if (!strcasecmp(v, "on") || !strcasecmp(v, "1") || !strcasecmp(v, "true")) m = MODE_ON;
-  else if (!strcasecmp(v, "off") || !strcasecmp(v, "0") || !strcasecmp(v, "false")) m = MODE_OFF;
-  else {
-    mpisw_warn("MPISW_WRITEBEHIND='%s' is not auto, on or off; using auto", v);
-    m = MODE_AUTO;
-  }
-  return (enum mode)m;
+  const char *v = mpisw_cfg_text(MPISW_CFG_WRITEBEHIND);
+  if (v && !strcmp(v, "on")) return MODE_ON;
+  if (v && !strcmp(v, "off")) return MODE_OFF;
+  return MODE_AUTO;
 }
 
 /* cgroup v1: hierarchical_memory_limit of the memory controller's cgroup

@@ -65,7 +65,8 @@ static void data(int on) {
   char *base;
   MPI_Win win;
   CHECK(writebehind_threads() == 0, "a write-behind thread before any window");
-  TL_WALLOC(SIZE, MPI_COMM_WORLD, (void **)&base, &win, tl_path("wb-r%d", tl_rank));
+  TL_WALLOC(SIZE, MPI_COMM_WORLD, (void **)&base, &win, tl_path("wb-r%d", tl_rank),
+            "storage_backend=mmap"); /* the mmap backend's thread */
   CHECK(writebehind_threads() == on, "%d write-behind threads with the window, want %d",
         writebehind_threads(), on);
   tl_fill(base, SIZE, 1, 0);
@@ -95,7 +96,8 @@ static void advice(const char *style, const char *flag) {
   MPI_Win win;
   char kv[128];
   snprintf(kv, sizeof kv, "access_style=%s", style);
-  TL_WALLOC(SIZE, MPI_COMM_WORLD, (void **)&base, &win, tl_path("adv-r%d", tl_rank), kv);
+  TL_WALLOC(SIZE, MPI_COMM_WORLD, (void **)&base, &win, tl_path("adv-r%d", tl_rank), kv,
+            "storage_backend=mmap");
   const char *flags = tl_vmflags(base);
   int sr = strstr(flags, " sr") != NULL || !strncmp(flags, "sr", 2);
   int rr = strstr(flags, " rr") != NULL || !strncmp(flags, "rr", 2);
