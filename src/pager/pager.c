@@ -52,6 +52,10 @@ static void destroy(struct mpisw_pager *pg) {
   free(pg);
 }
 
+static uint32_t run_blocks(uint64_t n) {
+  return n < 1 ? 1 : n > PAGER_RUN_MAX_BLOCKS ? PAGER_RUN_MAX_BLOCKS : (uint32_t)n;
+}
+
 struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t file_off,
                                       uint64_t data_start, uint64_t data_end,
                                       uint64_t zero_from, const struct mpisw_pager_opts *o,
@@ -83,6 +87,10 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->ra = o->readahead >= 0 ? o->readahead : (int)(pg->max / 4 < 16 ? pg->max / 4 : 16);
   pg->headroom = (uint64_t)pg->ra + 1 < pg->max / 4 ? (uint64_t)pg->ra + 1 : pg->max / 4;
   if (!pg->headroom) pg->headroom = 1;
+  pg->run_write = run_blocks(PAGER_RUN_WRITE_BYTES / pg->block);
+  /* reads: the read-ahead window in (at least) 4 requests, one per worker */
+  uint64_t ra_quarter = (uint64_t)pg->ra / 4, per_read = PAGER_RUN_READ_BYTES / pg->block;
+  pg->run_read = run_blocks(per_read < ra_quarter ? per_read : ra_quarter);
   pg->st.block = pg->block;
   pg->st.max_blocks = pg->max;
 
@@ -163,9 +171,10 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   }
   if (pg->debug)
     fprintf(stderr, "mpisw pager: %llu bytes, %llu blocks of %llu, memory %llu blocks, "
-            "read-ahead %d, %d workers\n", (unsigned long long)len,
-            (unsigned long long)pg->nblocks, (unsigned long long)pg->block,
-            (unsigned long long)pg->max, pg->ra, pg->nworkers);
+            "read-ahead %d, %d workers, requests up to %u blocks written, %u read\n",
+            (unsigned long long)len, (unsigned long long)pg->nblocks,
+            (unsigned long long)pg->block, (unsigned long long)pg->max, pg->ra, pg->nworkers,
+            pg->run_write, pg->run_read);
   return pg;
 }
 

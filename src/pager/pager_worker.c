@@ -10,7 +10,7 @@ void *mpisw_pager_worker_main(void *arg) {
   struct mpisw_pager *pg = wa->pg;
   char *slot = pg->slots + (uint64_t)wa->id * pg->block;
   char *buf = NULL;
-  if (posix_memalign((void **)&buf, PAGER_ALIGN, pg->block)) buf = NULL;
+  if (posix_memalign((void **)&buf, PAGER_ALIGN, (uint64_t)pg->run_read * pg->block)) buf = NULL;
   free(wa);
   pthread_mutex_lock(&pg->mu);
   for (;;) {
@@ -22,9 +22,13 @@ void *mpisw_pager_worker_main(void *arg) {
       pthread_mutex_unlock(&pg->mu);
       mpisw_pager_evict_block(pg, i, slot);
     } else if (pg->q_flush.n) {
-      uint32_t i = ring_pop(&pg->q_flush);
+      uint32_t i = ring_pop(&pg->q_flush), n = 1;
+      while (n < pg->run_write && pg->q_flush.n && pg->q_flush.v[pg->q_flush.head] == i + n) {
+        ring_pop(&pg->q_flush); /* the next block too: one request */
+        n++;
+      }
       pthread_mutex_unlock(&pg->mu);
-      mpisw_pager_flush_block(pg, i);
+      mpisw_pager_flush_run(pg, i, n);
     } else {
       uint32_t i = ring_pop(&pg->q_load);
       struct block *bl = &pg->b[i];
@@ -34,12 +38,21 @@ void *mpisw_pager_worker_main(void *arg) {
         if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
         continue;
       }
-      bl->state = LOADING;
-      pg->held++;
-      pg->loading++;
-      pg->st.readaheads++;
+      uint32_t n = 0;
+      do { /* the next queued blocks too, while there is room: one request */
+        if (n) {
+          bl = &pg->b[ring_pop(&pg->q_load)];
+          bl->flags &= ~(unsigned)F_LOADQ;
+        }
+        bl->state = LOADING;
+        pg->held++;
+        pg->loading++;
+        pg->st.readaheads++;
+        n++;
+      } while (n < pg->run_read && pg->q_load.n && pg->q_load.v[pg->q_load.head] == i + n &&
+               pg->b[i + n].state == ABSENT && pg->held + 1 <= pg->max + pg->stuck);
       pthread_mutex_unlock(&pg->mu);
-      mpisw_pager_load(pg, i, buf, 0);
+      mpisw_pager_load_run(pg, i, n, buf);
     }
     pthread_mutex_lock(&pg->mu);
   }
