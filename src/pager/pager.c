@@ -367,11 +367,12 @@ void mpisw_pager_stop(struct mpisw_pager *pg) {
     struct mpisw_pager_stats s;
     mpisw_pager_get_stats(pg, &s);
     fprintf(stderr, "mpisw pager: faults %llu loads %llu (zero %llu, read-ahead %llu) "
-            "evictions %llu (failed moves %llu) write-backs %llu read %.1f MiB written %.1f MiB\n",
+            "evictions %llu (failed moves %llu) write-backs %llu (write-behind %llu) read %.1f MiB "
+            "written %.1f MiB\n",
             (unsigned long long)s.faults, (unsigned long long)s.loads,
             (unsigned long long)s.zero_loads, (unsigned long long)s.readaheads,
             (unsigned long long)s.evictions, (unsigned long long)s.move_failures,
-            (unsigned long long)s.writebacks,
+            (unsigned long long)s.writebacks, (unsigned long long)s.behind,
             s.bytes_read / 1048576.0, s.bytes_written / 1048576.0);
   }
   struct uffdio_range r = {.start = (uintptr_t)pg->addr, .len = pg->len};

@@ -125,7 +125,7 @@ static void flush_done_locked(struct mpisw_pager *pg, uint32_t i, int present, i
   struct block *bl = &pg->b[i];
   if (present && !rc) {
     bl->hash = h;
-    bl->flags |= F_ONFILE;
+    bl->flags = (bl->flags | F_ONFILE) & ~(unsigned)F_WLOAD; /* write-protected whole now */
     pg->st.writebacks++;
     pg->st.bytes_written += wrote;
     if (bl->flags & F_WFAIL) { /* written at last: evictable, back under the budget */

@@ -23,7 +23,8 @@ static void install(struct mpisw_pager *pg, uint64_t i, const char *buf, int fre
   bl->state = PRESENT;
   /* an overwrite hint read as zeros: the block differs from the file */
   if (fresh && (bl->flags & F_OVERWRITE)) bl->hash = ~h;
-  bl->flags &= ~(unsigned)F_OVERWRITE;
+  bl->flags &= ~(unsigned)(F_OVERWRITE | F_WLOAD);
+  if (for_write) bl->flags |= F_WLOAD; /* installed writable: written whole, as far as a scan sees */
   if (rc) bl->flags |= F_READERR;
   if (bl->flags & F_FLUSHING) { /* a sync saw it written while loading */
     ring_push(&pg->q_flush, (uint32_t)i);
