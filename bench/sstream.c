@@ -8,8 +8,9 @@
  *             whole, first touch, 8 bytes at a time (summed so the reads
  *             stay): the bytes / the seconds of the read
  *
- * One JSON line per test and iteration on stdout; the file is removed at
- * the end. Usage:
+ * One JSON line per test on stdout (the median iteration, and the slowest
+ * and fastest); each iteration on stderr; the file is removed at the end.
+ * Usage:
  *   sstream --path DIR --size BYTES [--iters N] [--backend mmap|pager]
  */
 #include <fcntl.h>
@@ -31,8 +32,8 @@ struct options {
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: sstream --path DIR --size BYTES [--iters N (3)] "
-                  "[--backend mmap|pager]\n");
+  fprintf(stderr, "usage: sstream --path DIR --size BYTES (a multiple of 8; K, M, G) "
+                  "[--iters N (3, at most 100)] [--backend mmap|pager]\n");
   exit(2);
 }
 
@@ -81,13 +82,32 @@ static void drop_cache(const char *file)
   close(fd);
 }
 
-static void report(const char *test, const struct options *o, const char *backend, int it,
-                   double seconds, double sync_seconds)
+#define MAX_ITERS 100
+
+static int by_seconds(const void *a, const void *b)
 {
-  printf("{\"bench\":\"sstream\",\"test\":\"%s\",\"backend\":\"%s\",\"size\":%zu,\"iter\":%d,"
-         "\"seconds\":%.6f,\"sync_seconds\":%.6f,\"bw_MiBps\":%.1f}\n",
-         test, backend, o->size, it, seconds, sync_seconds, o->size / 1048576.0 / seconds);
+  const double *x = a, *y = b;
+  return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* t: per iteration {seconds, sync seconds}; sorted here. */
+static void report(const char *test, const struct options *o, const char *backend, double (*t)[2])
+{
+  qsort(t, (size_t)o->iters, sizeof *t, by_seconds);
+  double mib = o->size / 1048576.0, *med = t[o->iters / 2];
+  printf("{\"bench\":\"sstream\",\"test\":\"%s\",\"backend\":\"%s\",\"size\":%zu,"
+         "\"iters\":%d,\"seconds\":%.6f,\"sync_seconds\":%.6f,\"bw_MiBps\":%.1f,"
+         "\"bw_min_MiBps\":%.1f,\"bw_max_MiBps\":%.1f}\n",
+         test, backend, o->size, o->iters, med[0], med[1], mib / med[0],
+         mib / t[o->iters - 1][0], mib / t[0][0]);
   fflush(stdout);
+}
+
+static void progress(const char *test, int it, double seconds, double sync_seconds,
+                     const struct options *o)
+{
+  fprintf(stderr, "sstream: %s %d: %.3f s (sync %.3f s): %.0f MiB/s\n", test, it, seconds,
+          sync_seconds, o->size / 1048576.0 / seconds);
 }
 
 int main(int argc, char **argv)
@@ -111,8 +131,9 @@ int main(int argc, char **argv)
     else
       usage();
   }
-  if (!o.path || !o.size || o.iters < 1)
+  if (!o.path || !o.size || o.size % 8 || o.iters < 1 || o.iters > MAX_ITERS)
     usage();
+  double t[MAX_ITERS][2];
   char file[4200];
   snprintf(file, sizeof file, "%s/sstream-%d.win", o.path, (int)getpid());
   char backend[32];
@@ -128,8 +149,11 @@ int main(int argc, char **argv)
     double t1 = MPI_Wtime();
     MPI_CHECK(MPI_Win_sync(win));
     double t2 = MPI_Wtime();
-    report("rewrite", &o, backend, it, t2 - t0, t2 - t1);
+    t[it][0] = t2 - t0;
+    t[it][1] = t2 - t1;
+    progress("rewrite", it, t[it][0], t[it][1], &o);
   }
+  report("rewrite", &o, backend, t);
   MPI_CHECK(MPI_Win_free(&win));
 
   /* coldread: a new window over the file, not in the page cache */
@@ -146,9 +170,12 @@ int main(int argc, char **argv)
     uint64_t expect = (o.size / 8) * (0x0101010101010101ull * want);
     if (sum != expect)
       bench_die("coldread: the window does not hold what was written");
-    report("coldread", &o, backend, it, t1 - t0, 0.0);
+    t[it][0] = t1 - t0;
+    t[it][1] = 0.0;
+    progress("coldread", it, t[it][0], 0.0, &o);
     MPI_CHECK(MPI_Win_free(&win));
   }
+  report("coldread", &o, backend, t);
   unlink(file);
   MPI_Finalize();
   return 0;

@@ -2,7 +2,10 @@
 user-level pager, docs/PAGER.md) against each other and against the
 device's limit (the best sequential O_DIRECT write of fio's matrix in the
 same rep; fio's psync write, one request in flight, as a second column), out
-of core and in the page cache.
+of core and in the page cache; and bench/sstream's two plain streams, for
+both backends: a warm 1 GiB window rewritten whole + MPI_Win_sync (against
+the best fio write) and a cold read of a window whose file is not in the
+page cache (against the best fio read).
 
   python3 bench/run.py --suite backends --build build/mpich --reps 3
 """
@@ -17,8 +20,18 @@ SUITES = {"backends": "storage_backend=mmap vs pager: out of core (2 GiB window 
                       "against the device's limit: the best write of a fio matrix (psync, "
                       "libaio, io_uring; 1-16 MiB; 1-32 in flight; 1-2 jobs)"}
 
+PROGRAMS = {"sstream": "sstream"}
+KEY_FIELDS = {"sstream": ["test", "backend", "size", "iters"]}
+METRICS = {"sstream": ["bw_MiBps", "seconds", "sync_seconds", "bw_min_MiBps", "bw_max_MiBps"]}
+PATH_ARG = {"sstream"}
+
 # Targets against the best fio write (issue 19): out of core, with sync.
 TARGETS = {"SEQ": 0.8, "RND": 0.5}
+# sstream (issue 19): test: (target, the fio direction it is measured against, what)
+STREAM_SIZE_GIB = 1
+STREAM_ITERS = 3
+STREAM_TARGETS = {"rewrite": (0.9, "write", "warm rewrite + MPI_Win_sync"),
+                  "coldread": (0.8, "read", "cold sequential read")}
 
 BACKENDS = ["mmap", "pager"]
 KERNELS = [("SEQ", "sequential"), ("RND", "random")]
@@ -46,6 +59,13 @@ def steps(suite):
                             memlimit=OOC_MEMLIMIT,
                             extra={"order": "memory_first", "memlimit": OOC_MEMLIMIT,
                                    "access": hint, "backend": backend}))
+    if suite == "backends":
+        for backend in BACKENDS:
+            size = STREAM_SIZE_GIB * GiB
+            out.append(Step("sstream", f"sstream rewrite+sync, coldread {human_bytes(size)} "
+                                       f"x{STREAM_ITERS} backend={backend}",
+                            ["--size", str(size), "--iters", str(STREAM_ITERS),
+                             "--backend", backend], ranks=1, timeout=timeout))
     size = INCACHE_SIZE_GIB * GiB
     for kernel, hint in KERNELS:
         for backend in BACKENDS:
@@ -67,10 +87,34 @@ def _bw(runs, backend, kernel, ooc):
                   size=OOC_SIZE if ooc else INCACHE_SIZE_GIB * GiB)
 
 
-def ratios(runs):
-    if not any(r.get("bench") == "mstream" and r.get("backend") == "pager" for r in runs):
-        return []
+def _stream(runs, backend, test):
+    return by_rep(runs, "bw_MiBps", bench="sstream", backend=backend, test=test,
+                  size=STREAM_SIZE_GIB * GiB)
+
+
+def stream_ratios(runs):
+    """sstream's medians over the best fio job of the same rep."""
     out = []
+    for test, (target, rw, what) in STREAM_TARGETS.items():
+        best = best_limit_mibps(runs, rw)
+        job = (best_limit_summary(runs, rw) or {}).get("name", "?")
+        for backend in BACKENDS:
+            s = ratio_stats(_stream(runs, backend, test), best)
+            if s:
+                out.append({"name": f"backends: {backend} {test} / best fio {rw}",
+                            "which": f"{STREAM_SIZE_GIB} GiB storage window", "limit": job,
+                            "target": target,
+                            "detail": f"sstream {what}, storage_backend={backend}, "
+                                      f"{STREAM_SIZE_GIB} GiB, the median of {STREAM_ITERS} "
+                                      f"iterations / the best fio {rw} of the rep ({job}); "
+                                      f"target >= {target}", **s})
+    return out
+
+
+def ratios(runs):
+    out = stream_ratios(runs)
+    if not any(r.get("bench") == "mstream" and r.get("backend") == "pager" for r in runs):
+        return out
     best = best_limit_mibps(runs, "write")
     job = (best_limit_summary(runs, "write") or {}).get("name", "?")
     psync = by_rep(runs, "MiBps", bench="fio", test="write_direct")
@@ -141,7 +185,45 @@ def plot(suite, summary, runs, out, stamp, plt):
     ax.set_ylabel("mstream bandwidth with sync, MiB/s")
     ax.set_title(f"Storage-window backends (median, min–max over reps); {stamp}", fontsize=9)
     legend_outside(ax)
-    return save_png(fig, plt, out, suite, "backends")
+    pngs = save_png(fig, plt, out, suite, "backends")
+    pngs.update(plot_streams(suite, runs, out, stamp, plt))
+    return pngs
+
+
+def plot_streams(suite, runs, out, stamp, plt):
+    """Each sstream ratio (both backends) against its target."""
+    rows = [r for r in stream_ratios(runs)]
+    if not rows:
+        return {}
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    colors = {"mmap": "tab:blue", "pager": "tab:orange"}
+    tests = list(STREAM_TARGETS)
+    width = 0.38
+    for j, backend in enumerate(BACKENDS):
+        xs, ys, lo, hi = [], [], [], []
+        for i, test in enumerate(tests):
+            s = next((r for r in rows if r["name"].startswith(f"backends: {backend} {test} ")), None)
+            if not s:
+                continue
+            xs.append(i + (j - 0.5) * width)
+            ys.append(s["median"])
+            lo.append(s["median"] - s["min"])
+            hi.append(s["max"] - s["median"])
+        if xs:
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, color=colors[backend],
+                   label=f"storage_backend={backend}")
+    for i, test in enumerate(tests):
+        target = STREAM_TARGETS[test][0]
+        ax.hlines(target, i - 0.45, i + 0.45, color="tab:red", ls="--",
+                  label="target" if i == 0 else None)
+    ax.set_xticks(range(len(tests)))
+    ax.set_xticklabels([f"{STREAM_TARGETS[t][2]}\n/ best fio {STREAM_TARGETS[t][1]}"
+                        for t in tests], fontsize=8)
+    ax.set_ylabel("ratio to the device's limit")
+    ax.set_title(f"sstream, {STREAM_SIZE_GIB} GiB storage window (median, min–max over reps); "
+                 f"{stamp}", fontsize=9)
+    legend_outside(ax)
+    return save_png(fig, plt, out, suite, "sstream")
 
 
 def readme(doc):
