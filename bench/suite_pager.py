@@ -43,6 +43,10 @@ INCACHE_SIZE_GIB = 1
 def steps(suite):
     """Suite backends; suite full gets the same comparison without what it
     already runs (fio, mmap out of core with the access hints)."""
+    if suite == "smoke":  # sstream once, tiny
+        return [Step("sstream", "sstream rewrite+sync, coldread 8 MiB x1 backend=pager",
+                     ["--size", str(8 << 20), "--iters", "1", "--backend", "pager"], ranks=1,
+                     timeout=60)]
     if suite not in ("backends", "full"):
         return []
     timeout = 300 if suite == "backends" else 1200
