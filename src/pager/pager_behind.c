@@ -9,7 +9,8 @@
  * PAGER_BEHIND_MS, and only when the process took at least a block's worth
  * of page faults since (a write to a write-protected page is one): an idle
  * window costs a getrusage call per period, no page-table walk. Not with
- * storage_sync=atomic, where write-backs go to the journal in memory. */
+ * storage_sync=atomic, where write-backs go to the journal in memory, and
+ * not near the memory limit, where evictions write the written blocks. */
 #include <sys/resource.h>
 
 #include "pager/pager_internal.h"
@@ -55,8 +56,17 @@ static void on_written(struct mpisw_pager *pg, const struct page_region *v, long
   }
 }
 
+/* Out of core (evictions under way or near), evictions write what was
+ * written: write-behind would only write some blocks twice. */
+static int evicting(struct mpisw_pager *pg) {
+  pthread_mutex_lock(&pg->mu);
+  int near = pg->held + pg->headroom >= pg->max + pg->stuck || pg->evq || pg->nevicting;
+  pthread_mutex_unlock(&pg->mu);
+  return near;
+}
+
 void mpisw_pager_write_behind(struct mpisw_pager *pg) {
-  if (pg->jr) return;
+  if (pg->jr || evicting(pg)) return;
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0) return;
   uint64_t faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;

@@ -329,7 +329,8 @@ static void test_write_failures(void) {
 static void test_write_behind(void) {
   int fd = make_file(LEN, 5);
   char *a = reserve(LEN);
-  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, LEN);
+  /* twice the window: far from the limit (near it, evictions write instead) */
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 2 * LEN);
   CHECK(pg != NULL);
   if (!pg) return;
   struct mpisw_error e;
