@@ -2,7 +2,10 @@
 user-level pager, docs/PAGER.md) against each other and against the
 device's limit (the best sequential O_DIRECT write of fio's matrix in the
 same rep; fio's psync write, one request in flight, as a second column), out
-of core and in the page cache.
+of core and in the page cache; and bench/sstream's two plain streams, for
+both backends: a warm 1 GiB window rewritten whole + MPI_Win_sync (against
+the best fio write) and a cold read of a window whose file is not in the
+page cache (against the best fio read).
 
   python3 bench/run.py --suite backends --build build/mpich --reps 3
 """
@@ -14,12 +17,24 @@ from harness.api import (GiB, OOC_ITERS, OOC_MEMLIMIT, OOC_SEGMENT, OOC_SIZE, OO
 
 SUITES = {"backends": "storage_backend=mmap vs pager: out of core (2 GiB window in a "
                       "384 MiB cgroup, SEQ and RND) and in the page cache (1 GiB), "
-                      "against the device's limit: the best write of a fio matrix (psync, "
-                      "libaio, io_uring; 1-16 MiB; 1-32 in flight; 1-2 jobs)"}
+                      "and sstream's warm rewrite + sync and cold read (1 GiB), against the "
+                      "device's limit: the best write (read) of a fio matrix (psync, libaio, "
+                      "io_uring; 1 and 16 MiB; 1 and 32 in flight; 1-2 jobs)"}
+
+PROGRAMS = {"sstream": "sstream"}
+KEY_FIELDS = {"sstream": ["test", "backend", "size", "iters"]}
+METRICS = {"sstream": ["bw_MiBps", "seconds", "sync_seconds", "bw_min_MiBps", "bw_max_MiBps"]}
+PATH_ARG = {"sstream"}
 
 # Targets against the best fio write (issue 19): out of core, with sync.
 TARGETS = {"SEQ": 0.8, "RND": 0.5}
+# sstream (issue 19): test: (target, the fio direction it is measured against, what)
+STREAM_SIZE_GIB = 1
+STREAM_ITERS = 3
+STREAM_TARGETS = {"rewrite": (0.9, "write", "warm rewrite + MPI_Win_sync"),
+                  "coldread": (0.8, "read", "cold sequential read")}
 
+MATRIX = "quick"  # fio's limit matrix (harness/fio.py)
 BACKENDS = ["mmap", "pager"]
 KERNELS = [("SEQ", "sequential"), ("RND", "random")]
 INCACHE_SIZE_GIB = 1
@@ -28,13 +43,20 @@ INCACHE_SIZE_GIB = 1
 def steps(suite):
     """Suite backends; suite full gets the same comparison without what it
     already runs (fio, mmap out of core with the access hints)."""
+    if suite == "smoke":  # sstream once, tiny
+        return [Step("sstream", "sstream rewrite+sync, coldread 8 MiB x1 backend=pager",
+                     ["--size", str(8 << 20), "--iters", "1", "--backend", "pager"], ranks=1,
+                     timeout=60)]
     if suite not in ("backends", "full"):
         return []
     timeout = 300 if suite == "backends" else 1200
     out = []
     if suite == "backends":
         out += fio_steps(1 * GiB, timeout, tests=["write_direct", "read_cold"])
-        out += limit_steps(1 * GiB, timeout, "full")
+        # the quick matrix (psync, libaio and io_uring at 32 in flight; 1 and
+        # 16 MiB; 1 and 2 jobs: where the best jobs were): the full one alone
+        # takes ~2.5 min a rep, and the suite must fit in 8 min at 3 reps
+        out += limit_steps(1 * GiB, timeout, MATRIX)
     for kernel, hint in KERNELS:
         for backend in BACKENDS if suite == "backends" else ["pager"]:
             args = ["--kernel", kernel, "--size", str(OOC_SIZE), "--segment",
@@ -46,6 +68,13 @@ def steps(suite):
                             memlimit=OOC_MEMLIMIT,
                             extra={"order": "memory_first", "memlimit": OOC_MEMLIMIT,
                                    "access": hint, "backend": backend}))
+    if suite == "backends":
+        for backend in BACKENDS:
+            size = STREAM_SIZE_GIB * GiB
+            out.append(Step("sstream", f"sstream rewrite+sync, coldread {human_bytes(size)} "
+                                       f"x{STREAM_ITERS} backend={backend}",
+                            ["--size", str(size), "--iters", str(STREAM_ITERS),
+                             "--backend", backend], ranks=1, timeout=timeout))
     size = INCACHE_SIZE_GIB * GiB
     for kernel, hint in KERNELS:
         for backend in BACKENDS:
@@ -67,10 +96,34 @@ def _bw(runs, backend, kernel, ooc):
                   size=OOC_SIZE if ooc else INCACHE_SIZE_GIB * GiB)
 
 
-def ratios(runs):
-    if not any(r.get("bench") == "mstream" and r.get("backend") == "pager" for r in runs):
-        return []
+def _stream(runs, backend, test):
+    return by_rep(runs, "bw_MiBps", bench="sstream", backend=backend, test=test,
+                  size=STREAM_SIZE_GIB * GiB)
+
+
+def stream_ratios(runs):
+    """sstream's medians over the best fio job of the same rep."""
     out = []
+    for test, (target, rw, what) in STREAM_TARGETS.items():
+        best = best_limit_mibps(runs, rw)
+        job = (best_limit_summary(runs, rw) or {}).get("name", "?")
+        for backend in BACKENDS:
+            s = ratio_stats(_stream(runs, backend, test), best)
+            if s:
+                out.append({"name": f"backends: {backend} {test} / best fio {rw}",
+                            "which": f"{STREAM_SIZE_GIB} GiB storage window", "limit": job,
+                            "target": target,
+                            "detail": f"sstream {what}, storage_backend={backend}, "
+                                      f"{STREAM_SIZE_GIB} GiB, the median of {STREAM_ITERS} "
+                                      f"iterations / the best fio {rw} of the rep ({job}); "
+                                      f"target >= {target}", **s})
+    return out
+
+
+def ratios(runs):
+    out = stream_ratios(runs)
+    if not any(r.get("bench") == "mstream" and r.get("backend") == "pager" for r in runs):
+        return out
     best = best_limit_mibps(runs, "write")
     job = (best_limit_summary(runs, "write") or {}).get("name", "?")
     psync = by_rep(runs, "MiBps", bench="fio", test="write_direct")
@@ -141,7 +194,45 @@ def plot(suite, summary, runs, out, stamp, plt):
     ax.set_ylabel("mstream bandwidth with sync, MiB/s")
     ax.set_title(f"Storage-window backends (median, min–max over reps); {stamp}", fontsize=9)
     legend_outside(ax)
-    return save_png(fig, plt, out, suite, "backends")
+    pngs = save_png(fig, plt, out, suite, "backends")
+    pngs.update(plot_streams(suite, runs, out, stamp, plt))
+    return pngs
+
+
+def plot_streams(suite, runs, out, stamp, plt):
+    """Each sstream ratio (both backends) against its target."""
+    rows = [r for r in stream_ratios(runs)]
+    if not rows:
+        return {}
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    colors = {"mmap": "tab:blue", "pager": "tab:orange"}
+    tests = list(STREAM_TARGETS)
+    width = 0.38
+    for j, backend in enumerate(BACKENDS):
+        xs, ys, lo, hi = [], [], [], []
+        for i, test in enumerate(tests):
+            s = next((r for r in rows if r["name"].startswith(f"backends: {backend} {test} ")), None)
+            if not s:
+                continue
+            xs.append(i + (j - 0.5) * width)
+            ys.append(s["median"])
+            lo.append(s["median"] - s["min"])
+            hi.append(s["max"] - s["median"])
+        if xs:
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, color=colors[backend],
+                   label=f"storage_backend={backend}")
+    for i, test in enumerate(tests):
+        target = STREAM_TARGETS[test][0]
+        ax.hlines(target, i - 0.45, i + 0.45, color="tab:red", ls="--",
+                  label="target" if i == 0 else None)
+    ax.set_xticks(range(len(tests)))
+    ax.set_xticklabels([f"{STREAM_TARGETS[t][2]}\n/ best fio {STREAM_TARGETS[t][1]}"
+                        for t in tests], fontsize=8)
+    ax.set_ylabel("ratio to the device's limit")
+    ax.set_title(f"sstream, {STREAM_SIZE_GIB} GiB storage window (median, min–max over reps); "
+                 f"{stamp}", fontsize=9)
+    legend_outside(ax)
+    return save_png(fig, plt, out, suite, "sstream")
 
 
 def readme(doc):

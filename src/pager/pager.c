@@ -13,9 +13,10 @@
  * the block with the hash it had when it last matched the file.
  *
  * Files: this one starts, syncs and stops a pager; pager_fault.c is the
- * fault thread and loads; pager_evict.c the budget and the worker threads;
- * pager_io.c block I/O and the change hash; pager_kernel.c the userfaultfd
- * and pagemap calls; pager_internal.h the state they share. */
+ * fault thread and loads; pager_evict.c the budget, evictions and
+ * write-backs; pager_worker.c the worker threads; pager_behind.c
+ * write-behind; pager_io.c block I/O and the change hash; pager_kernel.c
+ * the userfaultfd and pagemap calls; pager_internal.h the state they share. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,6 +53,10 @@ static void destroy(struct mpisw_pager *pg) {
   free(pg);
 }
 
+static uint32_t run_blocks(uint64_t n) {
+  return n < 1 ? 1 : n > PAGER_RUN_MAX_BLOCKS ? PAGER_RUN_MAX_BLOCKS : (uint32_t)n;
+}
+
 struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t file_off,
                                       uint64_t data_start, uint64_t data_end,
                                       uint64_t zero_from, const struct mpisw_pager_opts *o,
@@ -83,6 +88,10 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->ra = o->readahead >= 0 ? o->readahead : (int)(pg->max / 4 < 16 ? pg->max / 4 : 16);
   pg->headroom = (uint64_t)pg->ra + 1 < pg->max / 4 ? (uint64_t)pg->ra + 1 : pg->max / 4;
   if (!pg->headroom) pg->headroom = 1;
+  pg->run_write = run_blocks(PAGER_RUN_WRITE_BYTES / pg->block);
+  /* reads: the read-ahead window in (at least) 4 requests, one per worker */
+  uint64_t ra_quarter = (uint64_t)pg->ra / 4, per_read = PAGER_RUN_READ_BYTES / pg->block;
+  pg->run_read = run_blocks(per_read < ra_quarter ? per_read : ra_quarter);
   pg->st.block = pg->block;
   pg->st.max_blocks = pg->max;
 
@@ -163,9 +172,10 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   }
   if (pg->debug)
     fprintf(stderr, "mpisw pager: %llu bytes, %llu blocks of %llu, memory %llu blocks, "
-            "read-ahead %d, %d workers\n", (unsigned long long)len,
-            (unsigned long long)pg->nblocks, (unsigned long long)pg->block,
-            (unsigned long long)pg->max, pg->ra, pg->nworkers);
+            "read-ahead %d, %d workers, requests up to %u blocks written, %u read\n",
+            (unsigned long long)len, (unsigned long long)pg->nblocks,
+            (unsigned long long)pg->block, (unsigned long long)pg->max, pg->ra, pg->nworkers,
+            pg->run_write, pg->run_read);
   return pg;
 }
 
@@ -358,11 +368,12 @@ void mpisw_pager_stop(struct mpisw_pager *pg) {
     struct mpisw_pager_stats s;
     mpisw_pager_get_stats(pg, &s);
     fprintf(stderr, "mpisw pager: faults %llu loads %llu (zero %llu, read-ahead %llu) "
-            "evictions %llu (failed moves %llu) write-backs %llu read %.1f MiB written %.1f MiB\n",
+            "evictions %llu (failed moves %llu) write-backs %llu (write-behind %llu) read %.1f MiB "
+            "written %.1f MiB\n",
             (unsigned long long)s.faults, (unsigned long long)s.loads,
             (unsigned long long)s.zero_loads, (unsigned long long)s.readaheads,
             (unsigned long long)s.evictions, (unsigned long long)s.move_failures,
-            (unsigned long long)s.writebacks,
+            (unsigned long long)s.writebacks, (unsigned long long)s.behind,
             s.bytes_read / 1048576.0, s.bytes_written / 1048576.0);
   }
   struct uffdio_range r = {.start = (uintptr_t)pg->addr, .len = pg->len};

@@ -118,6 +118,31 @@ void mpisw_pager_evict_block(struct mpisw_pager *pg, uint32_t i, char *slot) {
   pthread_mutex_unlock(&pg->mu);
 }
 
+/* After a write-back of block i (under mu): its hash and flags; flushed
+ * again when a sync found it written meanwhile (F_REFLUSH). */
+static void flush_done_locked(struct mpisw_pager *pg, uint32_t i, int present, int rc, uint64_t h,
+                              uint64_t wrote) {
+  struct block *bl = &pg->b[i];
+  if (present && !rc) {
+    bl->hash = h;
+    bl->flags = (bl->flags | F_ONFILE) & ~(unsigned)F_WLOAD; /* write-protected whole now */
+    pg->st.writebacks++;
+    pg->st.bytes_written += wrote;
+    if (bl->flags & F_WFAIL) { /* written at last: evictable, back under the budget */
+      bl->flags &= ~(unsigned)(F_WFAIL | F_STUCK);
+      pg->stuck--;
+      mpisw_pager_maybe_evict_locked(pg);
+    }
+  }
+  if (present && (bl->flags & F_REFLUSH)) { /* again, still pending */
+    ring_push(&pg->q_flush, i);
+    pthread_cond_signal(&pg->qcv);
+  } else {
+    bl->flags &= ~(unsigned)F_FLUSHING;
+    pg->flush_pending--;
+  }
+}
+
 /* Writes block i in place. Its pages are write-protected first and hashed
  * before the write, so a write landing meanwhile is seen as written (and its
  * block as changed) afterwards; one a sync found during the flush (flag
@@ -147,24 +172,50 @@ void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i) {
     }
   }
   pthread_mutex_lock(&pg->mu);
-  if (present && !rc) {
-    bl->hash = h;
-    bl->flags |= F_ONFILE;
-    pg->st.writebacks++;
-    pg->st.bytes_written += wrote;
-    if (bl->flags & F_WFAIL) { /* written at last: evictable, back under the budget */
-      bl->flags &= ~(unsigned)(F_WFAIL | F_STUCK);
-      pg->stuck--;
-      mpisw_pager_maybe_evict_locked(pg);
-    }
-  }
-  if (present && (bl->flags & F_REFLUSH)) { /* again, still pending */
-    ring_push(&pg->q_flush, i);
-    pthread_cond_signal(&pg->qcv);
-  } else {
-    bl->flags &= ~(unsigned)F_FLUSHING;
-    pg->flush_pending--;
-  }
+  flush_done_locked(pg, i, present, rc, h, wrote);
   pthread_cond_broadcast(&pg->cv);
   pthread_mutex_unlock(&pg->mu);
+}
+
+/* Blocks [i, i+k) written as flush_block writes one: write-protected, each
+ * hashed, then one request for all. Each is present (F_FLUSHING keeps
+ * evictions away) and was read whole. */
+static void flush_writable(struct mpisw_pager *pg, uint32_t i, uint32_t k) {
+  char *src = pg->addr + (uint64_t)i * pg->block;
+  uint64_t len = (uint64_t)(k - 1) * pg->block + pager_block_bytes(pg, i + k - 1);
+  uint64_t h[PAGER_RUN_MAX_BLOCKS], wrote = 0;
+  pthread_mutex_lock(&pg->mu);
+  for (uint32_t j = 0; j < k; j++) pg->b[i + j].flags &= ~(unsigned)F_REFLUSH;
+  pthread_mutex_unlock(&pg->mu);
+  mpisw_pager_scan_written(pg, src, len, 1, NULL);
+  PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
+  for (uint32_t j = 0; j < k; j++)
+    h[j] = mpisw_pager_hash_block(src + (uint64_t)j * pg->block, pager_block_bytes(pg, i + j));
+  int rc = mpisw_pager_write_run(pg, i, k, src, &wrote);
+  PAGER_WINDOW_ACCESS_END();
+  if (rc) { /* not saved: marked written again, for the next sync */
+    mpisw_pager_set_error(pg, rc, "write-back");
+    mpisw_pager_unprotect(pg, src, len);
+  }
+  pthread_mutex_lock(&pg->mu);
+  for (uint32_t j = 0; j < k; j++) flush_done_locked(pg, i + j, 1, rc, h[j], j ? 0 : wrote);
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
+void mpisw_pager_flush_run(struct mpisw_pager *pg, uint32_t i, uint32_t n) {
+  while (n) {
+    pthread_mutex_lock(&pg->mu);
+    uint32_t k = 0; /* the blocks from i on that can go in one request */
+    while (k < n && pg->b[i + k].state == PRESENT && !(pg->b[i + k].flags & F_READERR)) k++;
+    pthread_mutex_unlock(&pg->mu);
+    if (k < 2) {
+      k = 1;
+      mpisw_pager_flush_block(pg, i);
+    } else {
+      flush_writable(pg, i, k);
+    }
+    i += k;
+    n -= k;
+  }
 }

@@ -8,11 +8,43 @@
 
 #include "pager/pager_internal.h"
 
+/* Block i's bytes are in buf (read, or zeros for a fresh block; rc: the
+ * read's error, got: bytes the file gave, h: their hash): into the window,
+ * then PRESENT. */
+static void install(struct mpisw_pager *pg, uint64_t i, const char *buf, int fresh, int rc,
+                    uint64_t got, uint64_t h, int for_write) {
+  struct block *bl = &pg->b[i];
+  uint64_t n = pager_block_bytes(pg, i);
+  int crc = mpisw_pager_uffd_copy(pg, pg->addr + i * pg->block, buf, n, !for_write);
+  if (crc && pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_COPY of block %llu: %s\n", (unsigned long long)i, strerror(crc));
+  if (crc && crc != ENOENT && crc != ESRCH) mpisw_pager_set_error(pg, crc, "UFFDIO_COPY");
+  pthread_mutex_lock(&pg->mu);
+  bl->hash = h;
+  bl->state = PRESENT;
+  /* an overwrite hint read as zeros: the block differs from the file */
+  if (fresh && (bl->flags & F_OVERWRITE)) bl->hash = ~h;
+  bl->flags &= ~(unsigned)(F_OVERWRITE | F_WLOAD);
+  if (for_write) bl->flags |= F_WLOAD; /* installed writable: written whole, as far as a scan sees */
+  if (rc) bl->flags |= F_READERR;
+  if (bl->flags & F_FLUSHING) { /* a sync saw it written while loading */
+    ring_push(&pg->q_flush, (uint32_t)i);
+    pthread_cond_signal(&pg->qcv);
+  }
+  ring_push(&pg->fifo, (uint32_t)i);
+  /* a load's counters change together, so a snapshot never sees half a load */
+  pg->st.loads++;
+  pg->st.zero_loads += (uint64_t)fresh;
+  pg->st.bytes_read += got;
+  pg->loading--;
+  mpisw_pager_maybe_evict_locked(pg);
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
 /* Loads block i into memory through buf. Caller set LOADING and counted it. */
 void mpisw_pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write) {
   struct block *bl = &pg->b[i];
   uint64_t n = pager_block_bytes(pg, i);
-  char *dst = pg->addr + i * pg->block;
   uint64_t h = pg->zero_hash;
   uint64_t got = 0;
   /* flags change under mu while the block loads (a sync marks it, a
@@ -33,29 +65,32 @@ void mpisw_pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_wri
     }
     h = mpisw_pager_hash_block(buf, n);
   }
-  int crc = mpisw_pager_uffd_copy(pg, dst, buf, n, !for_write);
-  if (crc && pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_COPY of block %llu: %s\n", (unsigned long long)i, strerror(crc));
-  if (crc && crc != ENOENT && crc != ESRCH) mpisw_pager_set_error(pg, crc, "UFFDIO_COPY");
+  install(pg, i, buf, fresh, rc, got, h, for_write);
+}
+
+void mpisw_pager_load_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, char *buf) {
   pthread_mutex_lock(&pg->mu);
-  bl->hash = h;
-  bl->state = PRESENT;
-  /* an overwrite hint read as zeros: the block differs from the file */
-  if (fresh && (bl->flags & F_OVERWRITE)) bl->hash = ~h;
-  bl->flags &= ~(unsigned)F_OVERWRITE;
-  if (rc) bl->flags |= F_READERR;
-  if (bl->flags & F_FLUSHING) { /* a sync saw it written while loading */
-    ring_push(&pg->q_flush, (uint32_t)i);
-    pthread_cond_signal(&pg->qcv);
-  }
-  ring_push(&pg->fifo, (uint32_t)i);
-  /* a load's counters change together, so a snapshot never sees half a load */
-  pg->st.loads++;
-  pg->st.zero_loads += (uint64_t)fresh;
-  pg->st.bytes_read += got;
-  pg->loading--;
-  mpisw_pager_maybe_evict_locked(pg);
-  pthread_cond_broadcast(&pg->cv);
+  int all_on_file = 1; /* else block by block: fresh ones need no read */
+  for (uint64_t k = i; k < i + n; k++)
+    if (!(pg->b[k].flags & F_ONFILE) || (pg->b[k].flags & F_OVERWRITE)) all_on_file = 0;
   pthread_mutex_unlock(&pg->mu);
+  if (n == 1 || !all_on_file) {
+    for (uint64_t k = i; k < i + n; k++) mpisw_pager_load(pg, k, buf, 0);
+    return;
+  }
+  uint64_t got = 0, len = (n - 1) * pg->block + pager_block_bytes(pg, i + n - 1);
+  int rc = mpisw_pager_read_run(pg, i, n, buf, &got);
+  if (rc) {
+    mpisw_pager_set_error(pg, rc, "read");
+    memset(buf, 0, len);
+    got = 0;
+  }
+  for (uint64_t k = 0; k < n; k++) {
+    const char *p = buf + k * pg->block;
+    uint64_t bytes = pager_block_bytes(pg, i + k), from = k * pg->block;
+    uint64_t gotk = got <= from ? 0 : got - from < bytes ? got - from : bytes;
+    install(pg, i + k, p, 0, rc, gotk, mpisw_pager_hash_block(p, bytes), 0);
+  }
 }
 
 /* Queues read-ahead of the blocks after i (caller holds mu). */

@@ -54,6 +54,13 @@ void AnnotateIgnoreWritesEnd(const char *file, int line);
 #endif
 
 #define PAGER_ALIGN 4096u /* O_DIRECT alignment that every device here accepts */
+/* Adjacent blocks queued together go to the file in one request of at most
+ * these bytes (a sync's write-backs; read-ahead loads): one large request
+ * keeps many of the device's requests in flight (the kernel splits it). */
+#define PAGER_RUN_WRITE_BYTES (16u << 20)
+#define PAGER_RUN_READ_BYTES (8u << 20)
+#define PAGER_RUN_MAX_BLOCKS 64u
+#define PAGER_BEHIND_MS 10 /* write-behind looks at most this often */
 
 enum { ABSENT, LOADING, PRESENT, EVICTING };
 /* F_STUCK: its last eviction failed (pages pinned, or shared with a forked
@@ -66,10 +73,13 @@ enum { ABSENT, LOADING, PRESENT, EVICTING };
  * stays in memory, also F_STUCK so the budget stretches and no fault waits
  * for room it cannot give, and evictions pass it by (retrying would only
  * fail again) until a sync's flush writes it; every sync until then
- * reports the error. */
+ * reports the error.
+ * F_WLOAD: loaded for a write fault, so installed writable whole: the
+ * written-page scan cannot tell what was written until its next write-back
+ * (write-behind passes it by; pager_behind.c). */
 enum {
   F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32,
-  F_REFLUSH = 64, F_READERR = 128, F_WFAIL = 256
+  F_REFLUSH = 64, F_READERR = 128, F_WFAIL = 256, F_WLOAD = 512
 };
 
 struct block {
@@ -93,6 +103,7 @@ struct mpisw_pager {
   uint64_t stuck;                    /* blocks with F_STUCK */
   uint64_t loading;                  /* blocks being loaded now */
   int nevicting, flush_pending, ra, last_fault;
+  uint32_t run_write, run_read; /* blocks per request at most (PAGER_RUN_*) */
   struct ring fifo, q_evict, q_flush, q_load;
   pthread_mutex_t mu;
   pthread_mutex_t sync_mu; /* one sync at a time: a second must not pass the first's scan */
@@ -113,6 +124,8 @@ struct mpisw_pager {
   uint64_t *jpos;       /* per block: 1 + offset in jr->buf of its latest bytes, 0: none */
   uint64_t *jreg;       /* a sync's written regions (start, end pairs), see pager.c */
   uint64_t njreg, capjreg;
+  /* write-behind (pager_behind.c), used by worker 0 only */
+  uint64_t behind_faults, behind_cur, behind_bytes;
 };
 
 /* Rings of block numbers (each block in a given ring at most once). */
@@ -146,6 +159,10 @@ uint64_t mpisw_pager_hash_block(const void *p, uint64_t n);
 void mpisw_pager_set_error(struct mpisw_pager *pg, int err, const char *what);
 int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
 int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote);
+/* The same for the adjacent blocks [i, i+n), in one request. */
+int mpisw_pager_read_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, char *dst, uint64_t *got);
+int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const char *src,
+                          uint64_t *wrote);
 /* Atomic sync: commits the journal, writes it in place, fdatasync. */
 int mpisw_pager_journal_sync(struct mpisw_pager *pg, struct mpisw_error *e);
 
@@ -163,6 +180,9 @@ void mpisw_pager_touch_present(struct mpisw_pager *pg, char *p, uint64_t n);
 
 /* ---- pager_fault.c: loads on faults, read-ahead ---- */
 void mpisw_pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_write);
+/* Loads the adjacent blocks [i, i+n) (read-ahead) with one read into buf
+ * (n blocks long); caller set each LOADING and counted it. */
+void mpisw_pager_load_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, char *buf);
 void *mpisw_pager_fault_main(void *arg);
 
 /* ---- pager_evict.c: the memory budget, evictions, write-backs ---- */
@@ -171,6 +191,11 @@ void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg);
  * if it changed; write block i in place for a sync. */
 void mpisw_pager_evict_block(struct mpisw_pager *pg, uint32_t i, char *slot);
 void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i);
+/* A sync's write-back of the adjacent blocks [i, i+n) popped together from
+ * the flush queue: one request for those that can be written. */
+void mpisw_pager_flush_run(struct mpisw_pager *pg, uint32_t i, uint32_t n);
+/* pager_behind.c: queues the blocks written whole for write-back. */
+void mpisw_pager_write_behind(struct mpisw_pager *pg);
 /* pager_worker.c: a worker thread's loop. */
 void *mpisw_pager_worker_main(void *arg);
 

@@ -41,34 +41,49 @@ void mpisw_pager_set_error(struct mpisw_pager *pg, int err, const char *what) {
   pthread_mutex_unlock(&pg->mu);
 }
 
-/* The file bytes of block i that are ours: [*lo, *hi), empty when lo >= hi. */
-static void own_bytes(const struct mpisw_pager *pg, uint64_t i, uint64_t *lo, uint64_t *hi) {
-  uint64_t off = pg->file_off + i * pg->block, end = off + pager_block_bytes(pg, i);
+/* Blocks [i, i+n) are adjacent in the window and in the file: their bytes. */
+static uint64_t run_bytes(const struct mpisw_pager *pg, uint64_t i, uint64_t n) {
+  return (n - 1) * pg->block + pager_block_bytes(pg, i + n - 1);
+}
+
+/* The file bytes of blocks [i, i+n) that are ours: [*lo, *hi), empty when
+ * lo >= hi. */
+static void own_bytes(const struct mpisw_pager *pg, uint64_t i, uint64_t n, uint64_t *lo,
+                      uint64_t *hi) {
+  uint64_t off = pg->file_off + i * pg->block, end = off + run_bytes(pg, i, n);
   *lo = off > pg->data_start ? off : pg->data_start;
   *hi = end < pg->data_end ? end : pg->data_end;
 }
 
-static int read_file(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
+static int read_file(struct mpisw_pager *pg, uint64_t i, uint64_t n, char *dst, uint64_t *got);
 
-/* Fills dst with block i from the file (zeros past EOF or in new space);
- * *got is the number of bytes the file gave. Atomic: the block's latest
- * write-back since the last sync over it, and never during a sync's apply
- * (the file would be half written, the journal's copy already gone). */
-int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
-  if (!pg->jr) return read_file(pg, i, dst, got);
+/* Fills dst with blocks [i, i+n) from the file, in one request (zeros past
+ * EOF or in new space); *got is the number of bytes the file gave. Atomic:
+ * each block's latest write-back since the last sync over it, and never
+ * during a sync's apply (the file would be half written, the journal's
+ * copy already gone). */
+int mpisw_pager_read_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, char *dst,
+                         uint64_t *got) {
+  if (!pg->jr) return read_file(pg, i, n, dst, got);
   pthread_mutex_lock(&pg->jmu);
-  int rc = read_file(pg, i, dst, got);
-  if (!rc && pg->jpos[i]) {
+  int rc = read_file(pg, i, n, dst, got);
+  for (uint64_t k = i; !rc && k < i + n; k++) {
+    if (!pg->jpos[k]) continue;
     uint64_t lo, hi, off = pg->file_off + i * pg->block;
-    own_bytes(pg, i, &lo, &hi);
-    memcpy(dst + (lo - off), pg->jr->buf + pg->jpos[i] - 1, hi - lo);
+    own_bytes(pg, k, 1, &lo, &hi);
+    memcpy(dst + (lo - off), pg->jr->buf + pg->jpos[k] - 1, hi - lo);
   }
   pthread_mutex_unlock(&pg->jmu);
   return rc;
 }
 
-static int read_file(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
-  uint64_t n = pager_block_bytes(pg, i), off = pg->file_off + i * pg->block, done = 0;
+int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got) {
+  return mpisw_pager_read_run(pg, i, 1, dst, got);
+}
+
+static int read_file(struct mpisw_pager *pg, uint64_t i, uint64_t nblk, char *dst,
+                     uint64_t *got) {
+  uint64_t n = run_bytes(pg, i, nblk), off = pg->file_off + i * pg->block, done = 0;
   while (done < n) {
     ssize_t r = pread(pg->dfd, dst + done, n - done, (off_t)(off + done));
     if (r < 0 && errno == EINTR) continue;
@@ -87,8 +102,10 @@ static int write_buffered(struct mpisw_pager *pg, const char *src, uint64_t lo, 
   return lo < hi ? mpisw_pwrite_all(pg->fd, src + (lo - off), hi - lo, lo) : 0;
 }
 
-/* Writes block i's own file bytes, those in [data_start, data_end): whole
- * pages with O_DIRECT; a page the range shares with a neighbour (an
+/* Writes the own file bytes of blocks [i, i+n) (adjacent in src as in the
+ * file), those in [data_start, data_end): whole pages with O_DIRECT in one
+ * request (a large request keeps the device busy: the kernel splits it
+ * into many in flight); a page the range shares with a neighbour (an
  * unaligned edge) through the page cache with a plain pwrite of only our
  * bytes. The kernel merges byte-range writes into one cached page, so a
  * neighbour writing its part of that page (pager or mmap, in another
@@ -96,19 +113,21 @@ static int write_buffered(struct mpisw_pager *pg, const char *src, uint64_t lo, 
  * writes flush the cache of their range first, and the sync's fdatasync
  * makes the edges durable. *wrote: bytes written (counted by the caller,
  * under the lock, with the write-back). */
-int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
+int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const char *src,
+                          uint64_t *wrote) {
   uint64_t off = pg->file_off + i * pg->block, lo, hi;
-  own_bytes(pg, i, &lo, &hi);
   *wrote = 0;
-  if (lo >= hi) return 0;
-  if (pg->jr) { /* atomic: into the journal; the sync writes it (and counts it) */
-    struct mpisw_error e;
-    pthread_mutex_lock(&pg->jmu);
-    const char *copy = mpisw_journal_add(pg->jr, lo, src + (lo - off), hi - lo, &e);
-    if (copy) pg->jpos[i] = (uint64_t)(copy - pg->jr->buf) + 1;
-    pthread_mutex_unlock(&pg->jmu);
-    return copy ? 0 : ENOMEM;
+  if (pg->jr) { /* atomic: into the journal, block by block; the sync writes it */
+    for (uint64_t k = 0; k < n; k++) {
+      uint64_t w = 0;
+      int rc = mpisw_pager_write_block(pg, i + k, src + k * pg->block, &w);
+      if (rc) return rc;
+      *wrote += w;
+    }
+    return 0;
   }
+  own_bytes(pg, i, n, &lo, &hi);
+  if (lo >= hi) return 0;
   uint64_t a = (lo + PAGER_ALIGN - 1) & ~(uint64_t)(PAGER_ALIGN - 1);
   uint64_t b = hi & ~(uint64_t)(PAGER_ALIGN - 1);
   int rc;
@@ -121,6 +140,21 @@ int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src,
   }
   if (!rc) *wrote = hi - lo;
   return rc;
+}
+
+int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
+  if (!pg->jr) return mpisw_pager_write_run(pg, i, 1, src, wrote);
+  uint64_t off = pg->file_off + i * pg->block, lo, hi;
+  own_bytes(pg, i, 1, &lo, &hi);
+  *wrote = 0;
+  if (lo >= hi) return 0;
+  /* atomic: into the journal; the sync writes it (and counts it) */
+  struct mpisw_error e;
+  pthread_mutex_lock(&pg->jmu);
+  const char *copy = mpisw_journal_add(pg->jr, lo, src + (lo - off), hi - lo, &e);
+  if (copy) pg->jpos[i] = (uint64_t)(copy - pg->jr->buf) + 1;
+  pthread_mutex_unlock(&pg->jmu);
+  return copy ? 0 : ENOMEM;
 }
 
 void mpisw_pager_set_atomic(struct mpisw_pager *pg, struct mpisw_journal *j) {

@@ -1,30 +1,54 @@
 /* The pager's worker threads: each takes, in this order, evictions,
  * write-backs for a sync (pager_evict.c) and read-ahead loads
  * (pager_fault.c) from the queues the fault thread and syncs fill. */
+#include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "pager/pager_internal.h"
 
 void *mpisw_pager_worker_main(void *arg) {
   struct worker_arg *wa = arg;
   struct mpisw_pager *pg = wa->pg;
+  int wa_id = wa->id;
   char *slot = pg->slots + (uint64_t)wa->id * pg->block;
   char *buf = NULL;
-  if (posix_memalign((void **)&buf, PAGER_ALIGN, pg->block)) buf = NULL;
+  if (posix_memalign((void **)&buf, PAGER_ALIGN, (uint64_t)pg->run_read * pg->block)) buf = NULL;
   free(wa);
   pthread_mutex_lock(&pg->mu);
   for (;;) {
-    while (!pg->stop && !pg->q_evict.n && !pg->q_flush.n && !pg->q_load.n)
-      pthread_cond_wait(&pg->qcv, &pg->mu);
+    while (!pg->stop && !pg->q_evict.n && !pg->q_flush.n && !pg->q_load.n) {
+      if (wa_id) {
+        pthread_cond_wait(&pg->qcv, &pg->mu);
+        continue;
+      }
+      /* worker 0, idle: write-behind now and then (pager_behind.c) */
+      struct timespec t;
+      clock_gettime(CLOCK_REALTIME, &t);
+      t.tv_nsec += PAGER_BEHIND_MS * 1000000L;
+      if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+      }
+      if (pthread_cond_timedwait(&pg->qcv, &pg->mu, &t) == ETIMEDOUT && !pg->stop) {
+        pthread_mutex_unlock(&pg->mu);
+        mpisw_pager_write_behind(pg);
+        pthread_mutex_lock(&pg->mu);
+      }
+    }
     if (pg->stop) break;
     if (pg->q_evict.n) {
       uint32_t i = ring_pop(&pg->q_evict);
       pthread_mutex_unlock(&pg->mu);
       mpisw_pager_evict_block(pg, i, slot);
     } else if (pg->q_flush.n) {
-      uint32_t i = ring_pop(&pg->q_flush);
+      uint32_t i = ring_pop(&pg->q_flush), n = 1;
+      while (n < pg->run_write && pg->q_flush.n && pg->q_flush.v[pg->q_flush.head] == i + n) {
+        ring_pop(&pg->q_flush); /* the next block too: one request */
+        n++;
+      }
       pthread_mutex_unlock(&pg->mu);
-      mpisw_pager_flush_block(pg, i);
+      mpisw_pager_flush_run(pg, i, n);
     } else {
       uint32_t i = ring_pop(&pg->q_load);
       struct block *bl = &pg->b[i];
@@ -34,12 +58,21 @@ void *mpisw_pager_worker_main(void *arg) {
         if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
         continue;
       }
-      bl->state = LOADING;
-      pg->held++;
-      pg->loading++;
-      pg->st.readaheads++;
+      uint32_t n = 0;
+      do { /* the next queued blocks too, while there is room: one request */
+        if (n) {
+          bl = &pg->b[ring_pop(&pg->q_load)];
+          bl->flags &= ~(unsigned)F_LOADQ;
+        }
+        bl->state = LOADING;
+        pg->held++;
+        pg->loading++;
+        pg->st.readaheads++;
+        n++;
+      } while (n < pg->run_read && pg->q_load.n && pg->q_load.v[pg->q_load.head] == i + n &&
+               pg->b[i + n].state == ABSENT && pg->held + 1 <= pg->max + pg->stuck);
       pthread_mutex_unlock(&pg->mu);
-      mpisw_pager_load(pg, i, buf, 0);
+      mpisw_pager_load_run(pg, i, n, buf);
     }
     pthread_mutex_lock(&pg->mu);
   }
