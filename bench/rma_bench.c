@@ -20,7 +20,11 @@
  *
  * Windows: MPI_Win_allocate (default), or with --window create the shape of
  * many benchmark suites: MPI_Alloc_mem (with the storage hints for a storage
- * window) and MPI_Win_create over it.
+ * window) and MPI_Win_create over it, or with --window shared
+ * MPI_Win_allocate_shared (rank 1's segment is the target). --hints adds
+ * storage hints to the storage window's info (storage_alloc_factor=0.5 for a
+ * combined window, storage_backend=pager, ...): every storage window kind
+ * against a memory window of the same call (bench/suite_kinds.py).
  *
  * A/B comparisons: --rounds N runs the kinds N times, alternating the order
  * (memory, storage, storage, memory, ...), each round in a new window, so
@@ -81,8 +85,8 @@ static const char *const op_names[OP_COUNT] = {
 enum kind_id { KIND_MEMORY, KIND_STORAGE, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"memory", "storage"};
 
-enum window_id { WIN_ALLOCATE, WIN_CREATE };
-static const char *const window_names[] = {"allocate", "create"};
+enum window_id { WIN_ALLOCATE, WIN_CREATE, WIN_SHARED };
+static const char *const window_names[] = {"allocate", "create", "shared"};
 
 struct options {
   unsigned ops;   /* bit per op_id */
@@ -94,6 +98,7 @@ struct options {
   int use_double; /* accumulate on MPI_DOUBLE instead of MPI_INT */
   long rounds;
   int ab;         /* records named "rma_ab", with window, type and round */
+  const char *hints; /* KEY=VALUE,... added to the storage window's info */
 };
 
 /* One window and the origin-side buffers used against it. */
@@ -108,6 +113,7 @@ struct bench {
   int *ones;              /* accumulate source: +1 keeps sums far from overflow */
   double *dones;          /* the same for --type double */
   unsigned char *result;  /* get, get_accumulate and atomics land here */
+  char route[64];         /* mpisw_storage_route of the window, or "none" */
 };
 
 static int rank;
@@ -126,8 +132,10 @@ static void usage(FILE *f)
           "  --iters N     repetitions per size before the %zu MiB cap (default %ld)\n"
           "  --kind K      memory, storage or both (default both)\n"
           "  --path DIR    directory of the storage windows' files (default /tmp)\n"
-          "  --window W    allocate (MPI_Win_allocate, default) or create\n"
-          "                (MPI_Alloc_mem + MPI_Win_create)\n"
+          "  --window W    allocate (MPI_Win_allocate, default), create\n"
+          "                (MPI_Alloc_mem + MPI_Win_create) or shared\n"
+          "                (MPI_Win_allocate_shared)\n"
+          "  --hints LIST  KEY=VALUE,... more storage hints (storage window only)\n"
           "  --type T      accumulate element: int (default) or double\n"
           "  --rounds N    repeat the kinds N times in alternating order (default 1)\n",
           SIZE_BUDGET >> 20, DEFAULT_ITERS);
@@ -176,7 +184,8 @@ static int parse_options(int argc, char **argv, struct options *o)
       {"max", required_argument, NULL, 'M'},  {"iters", required_argument, NULL, 'i'},
       {"kind", required_argument, NULL, 'k'}, {"path", required_argument, NULL, 'p'},
       {"window", required_argument, NULL, 'w'}, {"type", required_argument, NULL, 't'},
-      {"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+      {"rounds", required_argument, NULL, 'r'}, {"hints", required_argument, NULL, 'H'},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   *o = (struct options){.ops = (1u << OP_COUNT) - 1, .kinds = parse_kind("both"),
                         .min = MIN_BYTES, .max = DEFAULT_MAX, .iters = DEFAULT_ITERS,
@@ -200,7 +209,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     case 'w':
       if (strcmp(optarg, "allocate") == 0) o->window = WIN_ALLOCATE;
       else if (strcmp(optarg, "create") == 0) o->window = WIN_CREATE;
-      else bad = "--window: allocate or create";
+      else if (strcmp(optarg, "shared") == 0) o->window = WIN_SHARED;
+      else bad = "--window: allocate, create or shared";
       o->ab = 1;
       break;
     case 't':
@@ -215,6 +225,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         bad = "--rounds: an integer from 1 to 1000";
       o->ab = 1;
       break;
+    case 'H': o->hints = optarg; o->ab = 1; break;
     case 'h': if (rank == 0) usage(stdout); return 0;
     default: bad = ""; /* getopt has said what */
     }
@@ -262,7 +273,7 @@ static void confirm_placement(MPI_Win win, enum kind_id kind)
   }
 }
 
-static MPI_Info storage_hints(const char *dir)
+static MPI_Info storage_hints(const char *dir, const char *more)
 {
   char filename[PATH_MAX];
   if (snprintf(filename, sizeof filename, "%s/rma-%%r.win", dir) >= (int)sizeof filename)
@@ -275,6 +286,15 @@ static MPI_Info storage_hints(const char *dir)
   /* The default, pinned: a factor in MPISW_HINTS must not move part of the
    * window back to memory. */
   MPI_CHECK(MPI_Info_set(info, MPISW_HINT_FACTOR, "1"));
+  char list[1024];
+  snprintf(list, sizeof list, "%s", more ? more : "");
+  for (char *save, *kv = strtok_r(list, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+      bench_die("--hints: '%s' is not KEY=VALUE", kv);
+    *eq = 0;
+    MPI_CHECK(MPI_Info_set(info, kv, eq + 1));
+  }
   return info;
 }
 
@@ -307,7 +327,7 @@ static void confirm_mapping(const void *base, enum kind_id kind, const char *dir
 static void open_window(struct bench *b, enum kind_id kind, const struct options *o)
 {
   size_t msg = o->max > DEFAULT_MAX ? o->max : DEFAULT_MAX;
-  MPI_Info info = kind == KIND_STORAGE ? storage_hints(o->path) : MPI_INFO_NULL;
+  MPI_Info info = kind == KIND_STORAGE ? storage_hints(o->path, o->hints) : MPI_INFO_NULL;
   b->kind = kind;
   b->window = o->window;
   b->win_bytes = msg + WIN_SLACK;
@@ -316,6 +336,9 @@ static void open_window(struct bench *b, enum kind_id kind, const struct options
     memset(b->base, 0, b->win_bytes); /* as the MPI_Win_allocate windows: pages in */
     MPI_CHECK(MPI_Win_create(b->base, (MPI_Aint)b->win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
                              &b->win));
+  } else if (o->window == WIN_SHARED) {
+    MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD,
+                                      &b->base, &b->win));
   } else {
     MPI_CHECK(MPI_Win_allocate((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD, &b->base,
                                &b->win));
@@ -323,6 +346,8 @@ static void open_window(struct bench *b, enum kind_id kind, const struct options
   if (info != MPI_INFO_NULL)
     MPI_CHECK(MPI_Info_free(&info));
   MPI_CHECK(MPI_Win_set_errhandler(b->win, MPI_ERRORS_RETURN));
+  if (!bench_win_info(b->win, "mpisw_storage_route", b->route, sizeof b->route))
+    snprintf(b->route, sizeof b->route, "none");
   if (o->window == WIN_CREATE)
     confirm_mapping(b->base, kind, o->path);
   else
@@ -428,8 +453,9 @@ static void measure(enum op_id op, const struct bench *b, size_t bytes, const st
          o->ab ? "rma_ab" : "rma", op_names[op], kind_names[b->kind], bytes, iters, usec,
          (double)bytes / (usec * 1e-6) / (1 << 20), delta[0], peer[0], peer[1]);
   if (o->ab)
-    printf(",\"window\":\"%s\",\"type\":\"%s\",\"round\":%ld", window_names[b->window],
-           o->use_double ? "double" : "int", b->round);
+    printf(",\"window\":\"%s\",\"type\":\"%s\",\"round\":%ld,\"hints\":\"%s\","
+           "\"route\":\"%s\"", window_names[b->window], o->use_double ? "double" : "int",
+           b->round, b->kind == KIND_STORAGE && o->hints ? o->hints : "", b->route);
   printf("}\n");
   fflush(stdout);
 }
