@@ -30,9 +30,13 @@
  * process can map.
  *
  * Used by default with Open MPI only: MPICH 4.0's own MPI_Win_create path is
- * already as fast as its memory windows here, and its shared windows made
- * the target fault on every page of every transfer (storage_node_shared=true
- * forces it). Anything missing (ranks on several nodes, one rank, the pager,
+ * already as fast as its memory windows here, and on this route its
+ * transfers fault twice on every page past the first 64 KiB, at whichever
+ * side writes the bytes (the target for puts, the origin for gets), in the
+ * memfd part as in the file part, every epoch, with no munmap, madvise or
+ * mprotect in between (strace) and whatever UCX_RCACHE_ENABLE says: 64 KiB
+ * is where MPICH leaves its eager copy for its large-message protocol. The
+ * cause inside MPICH was not found; storage_node_shared=true forces it. Anything missing (ranks on several nodes, one rank, the pager,
  * storage_sync=atomic, memory of a Win_create not from MPI_Alloc_mem storage, an MPI without node-shared windows, a window larger than
  * the MPI's shared-memory backing file system, a peer's file that cannot be
  * opened) returns 0 and the caller uses MPI_Win_create. */
