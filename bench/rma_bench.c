@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "bench_mpi.h"
 #include "bench_util.h"
@@ -476,8 +477,9 @@ static void measure(enum op_id op, const struct bench *b, size_t bytes, const st
     printf(",\"window\":\"%s\",\"type\":\"%s\",\"round\":%ld,\"hints\":\"%s\","
            "\"route\":\"%s\"", window_names[b->window], o->use_double ? "double" : "int",
            b->round, b->kind == KIND_STORAGE && o->hints ? o->hints : "", b->route);
-  if (o->label)
-    printf(",\"label\":\"%s\"", o->label);
+  if (o->label) /* the load average says how busy the shared machine was */
+    printf(",\"label\":\"%s\",\"load1\":%.2f,\"cores\":%ld", o->label, bench_load1(),
+           sysconf(_SC_NPROCESSORS_ONLN));
   printf("}\n");
   fflush(stdout);
 }
