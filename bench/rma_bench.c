@@ -20,7 +20,11 @@
  *
  * Windows: MPI_Win_allocate (default), or with --window create the shape of
  * many benchmark suites: MPI_Alloc_mem (with the storage hints for a storage
- * window) and MPI_Win_create over it.
+ * window) and MPI_Win_create over it, or with --window shared
+ * MPI_Win_allocate_shared (rank 1's segment is the target). --hints adds
+ * storage hints to the storage window's info (storage_alloc_factor=0.5 for a
+ * combined window, storage_backend=pager, ...): every storage window kind
+ * against a memory window of the same call (bench/suite_kinds.py).
  *
  * A/B comparisons: --rounds N runs the kinds N times, alternating the order
  * (memory, storage, storage, memory, ...), each round in a new window, so
@@ -56,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "bench_mpi.h"
 #include "bench_util.h"
@@ -81,8 +86,8 @@ static const char *const op_names[OP_COUNT] = {
 enum kind_id { KIND_MEMORY, KIND_STORAGE, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"memory", "storage"};
 
-enum window_id { WIN_ALLOCATE, WIN_CREATE };
-static const char *const window_names[] = {"allocate", "create"};
+enum window_id { WIN_ALLOCATE, WIN_CREATE, WIN_SHARED };
+static const char *const window_names[] = {"allocate", "create", "shared"};
 
 struct options {
   unsigned ops;   /* bit per op_id */
@@ -94,6 +99,10 @@ struct options {
   int use_double; /* accumulate on MPI_DOUBLE instead of MPI_INT */
   long rounds;
   int ab;         /* records named "rma_ab", with window, type and round */
+  const char *hints; /* KEY=VALUE,... added to the storage window's info */
+  enum window_id mem_window; /* the memory window's call (default: --window) */
+  int mem_window_set;
+  const char *label; /* records named "rma_kinds", with this "label" */
 };
 
 /* One window and the origin-side buffers used against it. */
@@ -108,6 +117,7 @@ struct bench {
   int *ones;              /* accumulate source: +1 keeps sums far from overflow */
   double *dones;          /* the same for --type double */
   unsigned char *result;  /* get, get_accumulate and atomics land here */
+  char route[64];         /* mpisw_storage_route of the window, or "none" */
 };
 
 static int rank;
@@ -126,8 +136,12 @@ static void usage(FILE *f)
           "  --iters N     repetitions per size before the %zu MiB cap (default %ld)\n"
           "  --kind K      memory, storage or both (default both)\n"
           "  --path DIR    directory of the storage windows' files (default /tmp)\n"
-          "  --window W    allocate (MPI_Win_allocate, default) or create\n"
-          "                (MPI_Alloc_mem + MPI_Win_create)\n"
+          "  --window W    allocate (MPI_Win_allocate, default), create\n"
+          "                (MPI_Alloc_mem + MPI_Win_create) or shared\n"
+          "                (MPI_Win_allocate_shared)\n"
+          "  --hints LIST  KEY=VALUE,... more storage hints (storage window only)\n"
+          "  --memory-window W  the memory window's call (default: --window's)\n"
+          "  --label NAME  the storage kind's name: records \"rma_kinds\" with it\n"
           "  --type T      accumulate element: int (default) or double\n"
           "  --rounds N    repeat the kinds N times in alternating order (default 1)\n",
           SIZE_BUDGET >> 20, DEFAULT_ITERS);
@@ -176,7 +190,9 @@ static int parse_options(int argc, char **argv, struct options *o)
       {"max", required_argument, NULL, 'M'},  {"iters", required_argument, NULL, 'i'},
       {"kind", required_argument, NULL, 'k'}, {"path", required_argument, NULL, 'p'},
       {"window", required_argument, NULL, 'w'}, {"type", required_argument, NULL, 't'},
-      {"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+      {"rounds", required_argument, NULL, 'r'}, {"hints", required_argument, NULL, 'H'},
+      {"memory-window", required_argument, NULL, 'W'}, {"label", required_argument, NULL, 'L'},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   *o = (struct options){.ops = (1u << OP_COUNT) - 1, .kinds = parse_kind("both"),
                         .min = MIN_BYTES, .max = DEFAULT_MAX, .iters = DEFAULT_ITERS,
@@ -200,7 +216,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     case 'w':
       if (strcmp(optarg, "allocate") == 0) o->window = WIN_ALLOCATE;
       else if (strcmp(optarg, "create") == 0) o->window = WIN_CREATE;
-      else bad = "--window: allocate or create";
+      else if (strcmp(optarg, "shared") == 0) o->window = WIN_SHARED;
+      else bad = "--window: allocate, create or shared";
       o->ab = 1;
       break;
     case 't':
@@ -215,10 +232,22 @@ static int parse_options(int argc, char **argv, struct options *o)
         bad = "--rounds: an integer from 1 to 1000";
       o->ab = 1;
       break;
+    case 'H': o->hints = optarg; o->ab = 1; break;
+    case 'L': o->label = optarg; o->ab = 1; break;
+    case 'W':
+      if (strcmp(optarg, "allocate") == 0) o->mem_window = WIN_ALLOCATE;
+      else if (strcmp(optarg, "create") == 0) o->mem_window = WIN_CREATE;
+      else if (strcmp(optarg, "shared") == 0) o->mem_window = WIN_SHARED;
+      else bad = "--memory-window: allocate, create or shared";
+      o->mem_window_set = 1;
+      o->ab = 1;
+      break;
     case 'h': if (rank == 0) usage(stdout); return 0;
     default: bad = ""; /* getopt has said what */
     }
   }
+  if (!o->mem_window_set)
+    o->mem_window = o->window;
   if (!bad && optind < argc)
     bad = "unexpected argument";
   if (!bad && (!is_pow2(o->min) || !is_pow2(o->max) || o->min < MIN_BYTES ||
@@ -262,7 +291,7 @@ static void confirm_placement(MPI_Win win, enum kind_id kind)
   }
 }
 
-static MPI_Info storage_hints(const char *dir)
+static MPI_Info storage_hints(const char *dir, const char *more)
 {
   char filename[PATH_MAX];
   if (snprintf(filename, sizeof filename, "%s/rma-%%r.win", dir) >= (int)sizeof filename)
@@ -275,27 +304,38 @@ static MPI_Info storage_hints(const char *dir)
   /* The default, pinned: a factor in MPISW_HINTS must not move part of the
    * window back to memory. */
   MPI_CHECK(MPI_Info_set(info, MPISW_HINT_FACTOR, "1"));
+  char list[1024];
+  snprintf(list, sizeof list, "%s", more ? more : "");
+  for (char *save, *kv = strtok_r(list, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+      bench_die("--hints: '%s' is not KEY=VALUE", kv);
+    *eq = 0;
+    MPI_CHECK(MPI_Info_set(info, kv, eq + 1));
+  }
   return info;
 }
 
 /* Both ranks allocate (collective); rank 0's window is simply unused.
  * One window of max(4 MiB, --max) + slack serves every size, so sizes differ
  * only in the transfer, never in the mapping behind it. */
-/* MPI_Alloc_mem's memory has no info to ask: a storage range is a mapping
- * of a file in --path (/proc/self/maps names it), a memory one is not. */
-static void confirm_mapping(const void *base, enum kind_id kind, const char *dir)
+/* MPI_Alloc_mem's memory has no info to ask: a storage range maps a file in
+ * --path somewhere in [base, base+len) (/proc/self/maps names it; a range
+ * with a memory part first starts in memory), a memory one does not. */
+static void confirm_mapping(const void *base, size_t len, enum kind_id kind, const char *dir)
 {
   FILE *f = fopen("/proc/self/maps", "r");
   char line[PATH_MAX + 256];
   int on_file = 0;
-  uintptr_t a = (uintptr_t)base;
+  uintptr_t a = (uintptr_t)base, end = a + len;
   while (f && fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
     int path_at = 0;
-    if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &path_at) < 2 || a < lo || a >= hi)
+    if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &path_at) < 2 || hi <= a ||
+        lo >= end)
       continue;
-    on_file = path_at > 0 && strncmp(line + path_at, dir, strlen(dir)) == 0;
-    break;
+    if (path_at > 0 && strncmp(line + path_at, dir, strlen(dir)) == 0)
+      on_file = 1;
   }
   if (f)
     fclose(f);
@@ -307,15 +347,19 @@ static void confirm_mapping(const void *base, enum kind_id kind, const char *dir
 static void open_window(struct bench *b, enum kind_id kind, const struct options *o)
 {
   size_t msg = o->max > DEFAULT_MAX ? o->max : DEFAULT_MAX;
-  MPI_Info info = kind == KIND_STORAGE ? storage_hints(o->path) : MPI_INFO_NULL;
+  MPI_Info info = kind == KIND_STORAGE ? storage_hints(o->path, o->hints) : MPI_INFO_NULL;
+  enum window_id window = kind == KIND_MEMORY ? o->mem_window : o->window;
   b->kind = kind;
-  b->window = o->window;
+  b->window = window;
   b->win_bytes = msg + WIN_SLACK;
-  if (o->window == WIN_CREATE) {
+  if (window == WIN_CREATE) {
     MPI_CHECK(MPI_Alloc_mem((MPI_Aint)b->win_bytes, info, &b->base));
     memset(b->base, 0, b->win_bytes); /* as the MPI_Win_allocate windows: pages in */
     MPI_CHECK(MPI_Win_create(b->base, (MPI_Aint)b->win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
                              &b->win));
+  } else if (window == WIN_SHARED) {
+    MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD,
+                                      &b->base, &b->win));
   } else {
     MPI_CHECK(MPI_Win_allocate((MPI_Aint)b->win_bytes, 1, info, MPI_COMM_WORLD, &b->base,
                                &b->win));
@@ -323,8 +367,10 @@ static void open_window(struct bench *b, enum kind_id kind, const struct options
   if (info != MPI_INFO_NULL)
     MPI_CHECK(MPI_Info_free(&info));
   MPI_CHECK(MPI_Win_set_errhandler(b->win, MPI_ERRORS_RETURN));
-  if (o->window == WIN_CREATE)
-    confirm_mapping(b->base, kind, o->path);
+  if (!bench_win_info(b->win, "mpisw_storage_route", b->route, sizeof b->route))
+    snprintf(b->route, sizeof b->route, "none");
+  if (window == WIN_CREATE)
+    confirm_mapping(b->base, b->win_bytes, kind, o->path);
   else
     confirm_placement(b->win, kind);
 }
@@ -425,11 +471,15 @@ static void measure(enum op_id op, const struct bench *b, size_t bytes, const st
   printf("{\"bench\":\"%s\",\"op\":\"%s\",\"kind\":\"%s\",\"bytes\":%zu,\"iters\":%ld,"
          "\"usec\":%.3f,\"MiBps\":%.2f,\"ranks\":2,\"origin_faults\":%.3f,"
          "\"target_faults\":%.3f,\"target_sys_us\":%.3f",
-         o->ab ? "rma_ab" : "rma", op_names[op], kind_names[b->kind], bytes, iters, usec,
+         o->label ? "rma_kinds" : o->ab ? "rma_ab" : "rma", op_names[op], kind_names[b->kind], bytes, iters, usec,
          (double)bytes / (usec * 1e-6) / (1 << 20), delta[0], peer[0], peer[1]);
   if (o->ab)
-    printf(",\"window\":\"%s\",\"type\":\"%s\",\"round\":%ld", window_names[b->window],
-           o->use_double ? "double" : "int", b->round);
+    printf(",\"window\":\"%s\",\"type\":\"%s\",\"round\":%ld,\"hints\":\"%s\","
+           "\"route\":\"%s\"", window_names[b->window], o->use_double ? "double" : "int",
+           b->round, b->kind == KIND_STORAGE && o->hints ? o->hints : "", b->route);
+  if (o->label) /* the load average says how busy the shared machine was */
+    printf(",\"label\":\"%s\",\"load1\":%.2f,\"cores\":%ld", o->label, bench_load1(),
+           sysconf(_SC_NPROCESSORS_ONLN));
   printf("}\n");
   fflush(stdout);
 }

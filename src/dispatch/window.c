@@ -40,7 +40,11 @@ static int keys_agree(const char *routine, MPI_Info info, MPI_Comm comm) {
 int mpisw_do_Win_create(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                         MPI_Comm comm, MPI_Win *win, int large) {
   int rc = keys_agree(large ? "MPI_Win_create_c" : "MPI_Win_create", info, comm);
-  if (rc == MPI_SUCCESS) rc = mpisw_mpi_Win_create(base, size, disp_unit, info, comm, win, large);
+  /* MPI_Alloc_mem storage on one node: the window module's faster route */
+  if (rc == MPI_SUCCESS && (mpisw_disabled ||
+                            !mpisw_win_create_node_shared(base, size, disp_unit, info, comm,
+                                                          win, large)))
+    rc = mpisw_mpi_Win_create(base, size, disp_unit, info, comm, win, large);
   if (rc == MPI_SUCCESS) mpisw_modules_win_created(*win, info, MPI_WIN_FLAVOR_CREATE, base, size);
   return rc;
 }

@@ -42,6 +42,9 @@ const struct mpisw_module mpisw_rmax_module = {
 /* Every window shows the keys' effective values, tracked or not. */
 void mpisw_rmax_put_info(MPI_Win win, MPI_Info info) {
   mpisw_rmax_keys_put(mpisw_rmax_lookup(win), info);
+  /* which path RMA into a storage window takes (src/win/node_shared.c) */
+  const char *route = mpisw_win_route(mpisw_rmax_sync_win(win));
+  if (route) PMPI_Info_set(info, "mpisw_storage_route", (char *)route);
 }
 
 /* Predefined attributes of a duplicate are its parent's; a memory-handle

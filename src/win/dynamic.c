@@ -81,6 +81,28 @@ void mpisw_win_created(MPI_Win win, void *base, MPI_Aint size) {
   mpisw_win_attached(win, base, size);
 }
 
+/* MPI_Win_create whose every rank's memory is MPI_Alloc_mem storage (or
+ * nothing): on one node, the MPI's node-shared window with each rank's
+ * pages mapped over it (node_shared.c); 0 when the MPI's MPI_Win_create
+ * must make it. Collective: every MPI_Win_create asks. */
+int mpisw_win_create_node_shared(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                 MPI_Comm comm, MPI_Win *win, int large) {
+  struct mpisw_alloc *a = size > 0 ? mpisw_alloc_find(base) : NULL;
+  if (a && (char *)base + size > a->p.region.base + a->p.region.l.size) a = NULL;
+  /* nobody with storage: nothing to route (one agreement more otherwise) */
+  if (!mpisw_any(comm, a != NULL)) return 0;
+  struct mpisw_win spare = {0}, *w = mpisw_win_new(MPISW_WIN_USER, MPI_WIN_FLAVOR_CREATE);
+  /* out of memory here: this rank says no (with a state the route never keeps) */
+  if (!mpisw_node_shared_over(w ? w : &spare, w != NULL, a ? &a->p : NULL, base, size,
+                              disp_unit, info, comm, win, large)) {
+    if (w) mpisw_win_destroy(w);
+    return 0;
+  }
+  w->disp_unit = disp_unit;
+  mpisw_win_register(w, *win); /* the window module's hook adds the allocation */
+  return 1;
+}
+
 int mpisw_win_attach(MPI_Win win, void *base, MPI_Aint size) {
   int rc = mpisw_next.Win_attach(win, base, size);
   if (rc == MPI_SUCCESS) mpisw_win_attached(win, base, size);

@@ -76,6 +76,10 @@ void mpisw_place_undo(struct mpisw_place *p);
 /* Memory the place should hold for its hints: size - storage share. */
 uint64_t mpisw_place_mem_target(const struct mpisw_hints *h, uint64_t size, int ranks);
 void mpisw_place_count(const struct mpisw_place *p, int shared);
+/* The memory part as a shared memfd mapping (p->shm_fd) at the same
+ * address, so that peers can map it too; keep copies what it holds. 0 when
+ * done or nothing to do, -1 (nothing changed) otherwise. */
+int mpisw_place_share_memory(struct mpisw_place *p, int keep);
 
 /* ---- atomic.c: storage_sync=atomic (docs/DURABILITY.md) ---- */
 /* Before a named file's range is mapped (any window): replays a journal a
@@ -127,6 +131,11 @@ struct mpisw_win {
    * seg_size and seg_disp the sizes and displacement units the ranks asked
    * for; the MPI window itself has displacement unit 1. */
   int node_shared;
+  /* Any kind on the MPI's node-shared window (node_shared.c): ns_shift[r]
+   * is rank r's first byte from the start of its MPI segment (seg_size and
+   * seg_disp: the sizes and units the ranks asked for). */
+  int ns_route;
+  MPI_Aint *ns_shift;
   void *user_base;               /* this rank's base as the user sees it */
   int user_disp_int;             /* what MPI_WIN_DISP_UNIT points at */
   /* USER: storage allocations this window exposes */
@@ -195,6 +204,22 @@ extern const struct mpisw_module mpisw_win_module;
 int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_unit,
                              MPI_Info info, MPI_Comm comm, MPI_Win *win, void **base,
                              int large);
+/* The same route for a storage shared window (shared.c: each rank's
+ * segment of the node mapping over its MPI segment) and for MPI_Win_create
+ * over MPI_Alloc_mem storage (dynamic.c). Collective; 1 when *win is made,
+ * 0 when the caller makes the window as before. */
+int mpisw_node_shared_shared(struct mpisw_win *w, MPI_Info info, MPI_Comm comm, MPI_Win *win,
+                             int large);
+int mpisw_node_shared_over(struct mpisw_win *w, int usable, struct mpisw_place *p, void *base,
+                           MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                           MPI_Win *win, int large);
+/* MPI_Win_create over MPI_Alloc_mem storage on that route (dynamic.c);
+ * 1 when *win is made. */
+int mpisw_win_create_node_shared(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                 MPI_Comm comm, MPI_Win *win, int large);
+/* A target displacement the RMA layer translated back to bytes from the
+ * start of target's part (remote_track.c); -1 when w is not on the route. */
+int64_t mpisw_node_shared_bytes(const struct mpisw_win *w, int target, MPI_Aint disp);
 /* For the RMA layer: a node-shared window's per-rank shift and displacement
  * unit (target_disp becomes shift[r] + disp * disp_unit[r]); 0 for others. */
 int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
@@ -203,6 +228,10 @@ int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
  * part of a node-shared window is mapped in this process (every process
  * maps every rank's file) and its size in bytes; 0 for other windows. */
 int mpisw_win_node_segment(MPI_Win win, int rank, void **addr, MPI_Aint *size);
+/* How a window with storage carries RMA, for MPI_Win_get_info's key
+ * mpisw_storage_route: "node_shared" (the route above) or "win_create" (the
+ * MPI's MPI_Win_create path); NULL for windows without storage. */
+const char *mpisw_win_route(MPI_Win win);
 /* MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT as the user made them; 1 when
  * answered. */
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);

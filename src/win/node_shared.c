@@ -17,17 +17,34 @@
  * (src/rmax/route.c) adds that shift to every target displacement; the MPI
  * window has displacement unit 1 and the layer multiplies by the target's.
  *
+ * The same route serves every storage window kind whose pages peers can map
+ * (issue 19): a window with a memory part (its memory becomes a memfd,
+ * place.c, mapped by every process like the file), a shared window (each
+ * rank's segment of the node mapping over its MPI segment; the pages at
+ * segment borders are mapped twice, both mappings of one file) and
+ * MPI_Win_create over MPI_Alloc_mem storage (the user's buffer stays where
+ * it is; peers map the same file and memfd pages). A rank's bytes need not
+ * start on a page: the shift covers the offset inside the first page.
+ * Pager windows stay on MPI_Win_create: their pages are the pager's private
+ * anonymous memory, filled by userfaultfd in the owner only, which no other
+ * process can map.
+ *
  * Used by default with Open MPI only: MPICH 4.0's own MPI_Win_create path is
- * already as fast as its memory windows here, and its shared windows made
- * the target fault on every page of every transfer (storage_node_shared=true
- * forces it). Anything missing (ranks on several nodes, one rank, a memory
- * part, the pager, an MPI without node-shared windows, a window larger than
+ * already as fast as its memory windows here, and on this route its
+ * transfers fault twice on every page past the first 64 KiB, at whichever
+ * side writes the bytes (the target for puts, the origin for gets), in the
+ * memfd part as in the file part, every epoch, with no munmap, madvise or
+ * mprotect in between (strace) and whatever UCX_RCACHE_ENABLE says: 64 KiB
+ * is where MPICH leaves its eager copy for its large-message protocol. The
+ * cause inside MPICH was not found; storage_node_shared=true forces it. Anything missing (ranks on several nodes, one rank, the pager,
+ * storage_sync=atomic, memory of a Win_create not from MPI_Alloc_mem storage, an MPI without node-shared windows, a window larger than
  * the MPI's shared-memory backing file system, a peer's file that cannot be
  * opened) returns 0 and the caller uses MPI_Win_create. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -40,14 +57,17 @@
 #define NODE_SHARED_DEFAULT 0
 #endif
 
-/* What a rank tells its peers about its file mapping. */
+/* What a rank tells its peers about its bytes: pages [0, span) from a
+ * page-aligned start hold a memfd piece and a file piece (either may be
+ * empty), and the rank's first byte lies lead bytes past that start. */
 struct peer {
-  uint64_t off, len;  /* page-aligned file offset and length of the mapping */
   int64_t size;       /* window bytes the rank asked for */
   int64_t disp_unit;
-  int32_t pid, fd;    /* peers open /proc/<pid>/fd/<fd>: works for unlinked files too */
+  uint64_t lead, span;
+  uint64_t mem_at, mem_len, mem_off;
+  uint64_t file_at, file_len, file_off;
+  int32_t pid, mem_fd, file_fd; /* peers open /proc/<pid>/fd/<fd>: unlinked files too */
   uint32_t access;    /* access_style, applied to every mapping of the file */
-  int32_t pad;
 };
 
 static int wanted(const struct mpisw_hints *h) {
@@ -56,39 +76,81 @@ static int wanted(const struct mpisw_hints *h) {
 
 int mpisw_node_shared_wanted(const struct mpisw_hints *h) { return wanted(h); }
 
-static int eligible(const struct mpisw_place *p) {
+/* A placement whose pages peers can map (the memory part becomes a memfd
+ * once every rank agrees). */
+static int mappable(const struct mpisw_place *p) {
+  return wanted(&p->h) && !p->pager && !p->atomic; /* atomic: a private mapping */
+}
+
+/* Intersection of [lo, hi) with a piece of the layout [at, at+len). */
+static void cut(uint64_t lo, uint64_t hi, uint64_t at, uint64_t len, uint64_t *out_at,
+                uint64_t *out_len, uint64_t *skip) {
+  uint64_t a = lo > at ? lo : at, b = hi < at + len ? hi : at + len;
+  *out_at = a - lo;
+  *out_len = b > a ? b - a : 0;
+  *skip = a - at;
+}
+
+/* The peer record of bytes [from, from+len) of a placement's reservation
+ * (from counted from the reservation's start). */
+static void describe(struct peer *pr, const struct mpisw_place *p, uint64_t from, uint64_t len,
+                     MPI_Aint size, MPI_Aint disp_unit) {
   const struct mpisw_layout *l = &p->region.l;
-  if (!wanted(&p->h) || p->pager || p->atomic) return 0; /* atomic: a private mapping */
-  if (l->size == 0) return 1;
-  return l->mem_len == 0 && l->lead == 0 && l->map_file_at == 0 && p->file.fd >= 0;
+  uint64_t page = mpisw_page_size(), skip;
+  memset(pr, 0, sizeof *pr);
+  pr->size = size;
+  pr->disp_unit = disp_unit;
+  pr->pid = (int32_t)getpid();
+  pr->mem_fd = p->shm_fd;
+  pr->file_fd = p->file.fd;
+  pr->access = p->h.access;
+  if (size <= 0) return;
+  uint64_t lo = from / page * page, hi = (from + len + page - 1) / page * page;
+  pr->lead = from - lo;
+  pr->span = hi - lo;
+  cut(lo, hi, l->map_mem_at, l->map_mem_len, &pr->mem_at, &pr->mem_len, &skip);
+  pr->mem_off = skip;
+  cut(lo, hi, l->map_file_at, l->map_file_len, &pr->file_at, &pr->file_len, &skip);
+  pr->file_off = l->map_file_off + skip;
 }
 
-/* Does every rank qualify, and are all on one node? */
-static int all_eligible(MPI_Comm comm, const struct mpisw_place *p) {
-  return !mpisw_any(comm, !eligible(p)) && mpisw_one_node(comm);
+/* Maps one piece of a peer's bytes at addr: its own descriptor when this
+ * process has the object open, else the peer's through /proc. */
+static int map_piece(char *addr, uint64_t len, int pid, int fd, int own_fd, uint64_t off,
+                     unsigned access, int is_file) {
+  if (!len) return 0;
+  int f = own_fd;
+  if (f < 0) {
+    f = mpisw_unique_open_peer(pid, fd, NULL, 0);
+    if (f < 0) return -1;
+  }
+  int rc = is_file ? mpisw_map_file_fixed(addr, len, f, off, access)
+                   : (mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f,
+                           (off_t)off) == MAP_FAILED ? -1 : 0);
+  if (f != own_fd) close(f);
+  return rc;
 }
 
-/* Maps rank pr's file at the first page boundary of its segment. All its
- * pages must fit in the segment (a mapping cut short would leave the end of
- * the window off the file; one reaching past it would cover the next rank's
- * first page): otherwise -1, and the window falls back. */
-static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own_fd,
-                    MPI_Aint *shift) {
+/* Maps rank pr's pages at the first page boundary of its segment. All must
+ * fit in the segment (a mapping cut short would leave the end of the
+ * window off the file; one reaching past it would cover the next rank's
+ * first page): otherwise -1, and the window falls back. own_file/own_mem:
+ * this process's descriptors of the same objects, or -1. */
+static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own_file,
+                    int own_mem, MPI_Aint *shift) {
   uint64_t page = mpisw_page_size();
   *shift = 0;
   if (pr->size <= 0) return 0;
-  uint64_t len = pr->len; /* the file's mapping: size rounded up to pages */
   if (!seg) return -1;
-  *shift = (MPI_Aint)((page - (uintptr_t)seg % page) % page);
-  if ((uint64_t)*shift + len > (uint64_t)seg_size) return -1;
-  int fd = own_fd;
-  if (fd < 0) {
-    fd = mpisw_unique_open_peer((int)pr->pid, (int)pr->fd, NULL, 0);
-    if (fd < 0) return -1;
-  }
-  int rc = mpisw_map_file_fixed(seg + *shift, len, fd, pr->off, pr->access);
-  if (fd != own_fd) close(fd);
-  return rc;
+  uint64_t pad = (page - (uintptr_t)seg % page) % page;
+  *shift = (MPI_Aint)(pad + pr->lead);
+  if (pad + pr->span > (uint64_t)seg_size) return -1;
+  char *start = seg + pad;
+  if (map_piece(start + pr->mem_at, pr->mem_len, pr->pid, pr->mem_fd, own_mem, pr->mem_off,
+                0, 0))
+    return -1;
+  return map_piece(start + pr->file_at, pr->file_len, pr->pid, pr->file_fd, own_file,
+                   pr->file_off, pr->access, 1);
 }
 
 /* Open MPI backs its shared windows with a sparse file in /dev/shm and
@@ -101,7 +163,7 @@ static int backing_has_room(const struct peer *all, int n) {
   struct statvfs st;
   if (statvfs(dir && *dir ? dir : "/dev/shm", &st) != 0) return 0;
   uint64_t need = 1 << 20, page = mpisw_page_size();
-  for (int r = 0; r < n; r++) need += (uint64_t)all[r].size + page;
+  for (int r = 0; r < n; r++) need += all[r].span + page;
   return need <= (uint64_t)st.f_bavail * st.f_frsize;
 #else
   (void)all;
@@ -113,92 +175,173 @@ static int backing_has_room(const struct peer *all, int n) {
 /* The MPI's node-shared window, one slack page per rank; errors returned,
  * not raised. A shared window because MPIs answer MPI_Win_shared_query only
  * for those (Open MPI 4.1, MPICH 4.0); MPI_WIN_CREATE_FLAVOR still reports
- * ALLOCATE (info.c). */
-static int allocate(MPI_Aint size, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win,
+ * what the user made (info.c). */
+static int allocate(MPI_Aint want, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win,
                     int large) {
   MPI_Info inf;
   if (info == MPI_INFO_NULL) PMPI_Info_create(&inf);
   else PMPI_Info_dup(info, &inf);
   PMPI_Info_set(inf, "alloc_shared_noncontig", "true");
   MPI_Errhandler eh = mpisw_comm_errors_return(comm);
-  MPI_Aint want = size > 0 ? size + (MPI_Aint)mpisw_page_size() : 0;
   int rc = mpisw_mpi_Win_allocate_shared(want, 1, inf, comm, base, win, large);
   mpisw_comm_errors_restore(comm, eh);
   PMPI_Info_free(&inf);
   return rc;
 }
 
-/* Maps every rank's file into its segment of win; 0 when all are mapped. */
-static int map_all(struct mpisw_win *w, MPI_Win win, int n, const struct peer *all) {
+/* Maps every rank's pages into its segment of win; 0 when all are mapped.
+ * same_files: every process has the same file and memfd open (a shared
+ * window's node mapping), so its own descriptors serve for every rank. */
+static int map_all(struct mpisw_win *w, MPI_Win win, int n, const struct peer *all,
+                   const struct mpisw_place *own, int same_files) {
   MPI_Errhandler eh = mpisw_win_errors_return(win);
   int failed = 0;
   for (int r = 0; r < n && !failed; r++) {
     MPI_Aint sz = 0;
     int du = 0;
     char *b = NULL;
+    int mine = same_files || r == w->rank;
     if (mpisw_next.Win_shared_query(win, r, &sz, &du, &b) != MPI_SUCCESS) failed = 1;
-    else failed = map_peer(b, sz, &all[r], r == w->rank ? w->p.file.fd : -1, &w->seg_off[r]);
+    else failed = map_peer(b, sz, &all[r], mine && own ? own->file.fd : -1,
+                           mine && own ? own->shm_fd : -1, &w->ns_shift[r]);
     w->seg_size[r] = (MPI_Aint)all[r].size;
     w->seg_disp[r] = (MPI_Aint)all[r].disp_unit;
-    if (r == w->rank) w->user_base = b ? b + w->seg_off[r] : NULL;
+    if (r == w->rank) w->user_base = b && all[r].size > 0 ? b + w->ns_shift[r] : NULL;
   }
   mpisw_win_errors_restore(win, eh);
   return failed;
 }
 
-int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_unit,
-                             MPI_Info info, MPI_Comm comm, MPI_Win *win, void **base,
-                             int large) {
+/* The route for one rank's description me (ok: it can take it; prepare,
+ * when given, runs on every rank once all can, and may still fail). */
+static int make(struct mpisw_win *w, struct peer *me, int ok,
+                int (*prepare)(struct mpisw_place *, struct peer *, void *), void *arg,
+                struct mpisw_place *own, int same_files, MPI_Info info, MPI_Comm comm,
+                MPI_Win *win, int large) {
   int n;
   PMPI_Comm_size(comm, &n);
   PMPI_Comm_rank(comm, &w->rank);
-  if (n < 2 || !all_eligible(comm, &w->p)) return 0;
+  if (n < 2 || mpisw_any(comm, !ok) || !mpisw_one_node(comm)) return 0;
+  if (mpisw_any(comm, prepare && prepare(own, me, arg) != 0)) return 0;
 
-  struct peer me = {0}, *all = malloc((size_t)n * sizeof *all);
-  w->seg_off = calloc((size_t)n, sizeof *w->seg_off);
-  w->seg_size = calloc((size_t)n, sizeof *w->seg_size);
-  w->seg_disp = calloc((size_t)n, sizeof *w->seg_disp);
-  const struct mpisw_layout *l = &w->p.region.l;
-  me.off = l->map_file_off;
-  me.len = l->map_file_len;
-  me.size = size;
-  me.disp_unit = disp_unit;
-  me.pid = (int32_t)getpid();
-  me.fd = w->p.file.fd;
-  me.access = w->p.h.access;
-  if (mpisw_any(comm, !all || !w->seg_off || !w->seg_size || !w->seg_disp)) goto fallback;
-  PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
+  struct peer *all = malloc((size_t)n * sizeof *all);
+  MPI_Aint *shift = calloc((size_t)n, sizeof *shift);
+  MPI_Aint *sizes = w->seg_size ? w->seg_size : calloc((size_t)n, sizeof *sizes);
+  MPI_Aint *units = w->seg_disp ? w->seg_disp : calloc((size_t)n, sizeof *units);
+  if (mpisw_any(comm, !all || !shift || !sizes || !units)) goto fallback;
+  PMPI_Allgather(me, (int)sizeof *me, MPI_BYTE, all, (int)sizeof *me, MPI_BYTE, comm);
   if (mpisw_any(comm, !backing_has_room(all, n))) goto fallback;
 
   void *smbase = NULL;
   MPI_Win smwin = MPI_WIN_NULL;
-  if (mpisw_any(comm, allocate(size, info, comm, &smbase, &smwin, large) != MPI_SUCCESS))
+  MPI_Aint want = me->size > 0 ? (MPI_Aint)(me->span + mpisw_page_size()) : 0;
+  if (mpisw_any(comm, allocate(want, info, comm, &smbase, &smwin, large) != MPI_SUCCESS))
     goto fallback; /* a window some ranks have and others not cannot be freed
                     * collectively: an MPI failing unevenly leaves it */
-  if (mpisw_any(comm, map_all(w, smwin, n, all))) {
+  MPI_Aint *keep_size = w->seg_size, *keep_disp = w->seg_disp;
+  w->seg_size = sizes;
+  w->seg_disp = units;
+  w->ns_shift = shift;
+  if (mpisw_any(comm, map_all(w, smwin, n, all, own, same_files))) {
     mpisw_next.Win_free(&smwin); /* unmaps the segment, with whatever we mapped over it */
+    w->seg_size = keep_size;
+    w->seg_disp = keep_disp;
+    w->ns_shift = NULL;
     goto fallback;
   }
   free(all);
-  w->node_shared = 1;
+  w->ns_route = 1;
   w->nranks = n;
-  w->user_disp_int = (int)disp_unit;
+  w->user_disp_int = (int)me->disp_unit;
   *win = smwin;
-  *base = w->user_base;
   return 1;
 
 fallback:
   free(all);
-  free(w->seg_off);
-  free(w->seg_size);
-  free(w->seg_disp);
-  w->seg_off = w->seg_size = w->seg_disp = NULL;
+  free(shift);
+  if (sizes != w->seg_size) free(sizes);
+  if (units != w->seg_disp) free(units);
   return 0;
+}
+
+/* ---- MPI_Win_allocate: the whole placement ---- */
+
+static int share_fresh_memory(struct mpisw_place *p, struct peer *me, void *arg) {
+  (void)arg;
+  if (mpisw_place_share_memory(p, 0)) return -1; /* nothing written in it yet */
+  me->mem_fd = p->shm_fd;
+  return 0;
+}
+
+int mpisw_node_shared_create(struct mpisw_win *w, MPI_Aint size, MPI_Aint disp_unit,
+                             MPI_Info info, MPI_Comm comm, MPI_Win *win, void **base,
+                             int large) {
+  struct peer me;
+  const struct mpisw_layout *l = &w->p.region.l;
+  describe(&me, &w->p, l->lead, l->size, size, disp_unit);
+  if (!make(w, &me, mappable(&w->p), share_fresh_memory, NULL, &w->p, 0, info, comm, win,
+            large))
+    return 0;
+  w->node_shared = 1;
+  *base = w->user_base;
+  return 1;
+}
+
+/* ---- MPI_Win_allocate_shared: each rank's segment of the node range ---- */
+
+int mpisw_node_shared_shared(struct mpisw_win *w, MPI_Info info, MPI_Comm comm, MPI_Win *win,
+                             int large) {
+  struct peer me;
+  int r = w->rank;
+  const struct mpisw_layout *l = &w->p.region.l;
+  describe(&me, &w->p, l->lead + (uint64_t)w->seg_off[r], (uint64_t)w->seg_size[r],
+           w->seg_size[r], w->seg_disp[r]);
+  /* shared.c's own segment table stays: MPI_Win_shared_query answers from it */
+  return make(w, &me, mappable(&w->p) && w->p.region.reserve, NULL, NULL, &w->p, 1, info,
+              comm, win, large);
+}
+
+/* ---- MPI_Win_create over MPI_Alloc_mem storage ---- */
+
+static int share_user_memory(struct mpisw_place *p, struct peer *me, void *arg) {
+  (void)arg;
+  if (!p) return 0; /* no bytes here */
+  if (mpisw_place_share_memory(p, 1)) return -1; /* the program may have written it */
+  me->mem_fd = p->shm_fd;
+  return 0;
+}
+
+int mpisw_node_shared_over(struct mpisw_win *w, int usable, struct mpisw_place *p, void *base,
+                           MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                           MPI_Win *win, int large) {
+  struct peer me;
+  struct mpisw_place none;
+  int ok = 1;
+  if (size > 0 && p) {
+    describe(&me, p, (uint64_t)((char *)base - p->region.reserve), (uint64_t)size, size,
+             disp_unit);
+    ok = mappable(p);
+  } else {
+    memset(&none, 0, sizeof none);
+    none.shm_fd = none.file.fd = -1;
+    describe(&me, &none, 0, 0, 0, disp_unit);
+    ok = size <= 0;
+  }
+  if (!make(w, &me, ok && usable, share_user_memory, NULL, size > 0 ? p : NULL, 0, info, comm, win,
+            large))
+    return 0;
+  w->user_base = base; /* the program's own buffer, the same pages */
+  return 1;
+}
+
+int64_t mpisw_node_shared_bytes(const struct mpisw_win *w, int target, MPI_Aint disp) {
+  if (!w->ns_route || target < 0 || target >= w->nranks) return -1;
+  return (int64_t)disp - (int64_t)w->ns_shift[target];
 }
 
 static struct mpisw_win *node_shared_win(MPI_Win win) {
   struct mpisw_win *w = mpisw_win_lookup(win);
-  return w && w->kind == MPISW_WIN_STORAGE && w->node_shared ? w : NULL;
+  return w && w->ns_route ? w : NULL;
 }
 
 int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
@@ -206,7 +349,7 @@ int mpisw_win_disp_map(MPI_Win win, int *nranks, const MPI_Aint **shift,
   struct mpisw_win *w = node_shared_win(win);
   if (!w) return 0;
   *nranks = w->nranks;
-  *shift = w->seg_off;
+  *shift = w->ns_shift;
   *disp_unit = w->seg_disp;
   return 1;
 }
@@ -219,7 +362,7 @@ int mpisw_win_node_segment(MPI_Win win, int rank, void **addr, MPI_Aint *size) {
   char *b = NULL;
   if (mpisw_next.Win_shared_query(w->win, rank, &sz, &du, &b) != MPI_SUCCESS) return 0;
   /* map_all mapped rank's file here, in this process too */
-  *addr = b && w->seg_size[rank] > 0 ? b + w->seg_off[rank] : NULL;
+  *addr = b && w->seg_size[rank] > 0 ? b + w->ns_shift[rank] : NULL;
   *size = w->seg_size[rank];
   return 1;
 }
@@ -246,6 +389,13 @@ int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_A
   if (rc != MPI_SUCCESS) return rc;
   *size = w->seg_size[rank];
   *disp_unit = w->seg_disp[rank];
-  *(void **)baseptr = b && *size > 0 ? b + w->seg_off[rank] : NULL;
+  *(void **)baseptr = b && *size > 0 ? b + w->ns_shift[rank] : NULL;
   return MPI_SUCCESS;
+}
+
+const char *mpisw_win_route(MPI_Win win) {
+  struct mpisw_win *w = mpisw_win_lookup(win);
+  if (!w || w->kind == MPISW_WIN_MEMORY) return NULL;
+  if (w->kind == MPISW_WIN_USER && !w->nallocs) return NULL; /* no storage exposed */
+  return w->ns_route ? "node_shared" : "win_create";
 }

@@ -2,6 +2,7 @@
  * reserve space, map. Shared windows use the same pieces from shared.c. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -164,4 +165,24 @@ void mpisw_place_undo(struct mpisw_place *p) {
   p->shm_fd = -1;
   mpisw_budget_take(-(int64_t)p->budget_taken);
   p->budget_taken = 0;
+}
+
+int mpisw_place_share_memory(struct mpisw_place *p, int keep) {
+  const struct mpisw_layout *l = &p->region.l;
+  if (!l->map_mem_len || p->shm_fd >= 0) return 0;
+  if (!p->region.reserve) return -1;
+  char *at = p->region.reserve + l->map_mem_at;
+  int fd = memfd_create("mpisw-window-memory", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  /* Sparse like the private memory it replaces; the copy keeps what the
+   * program wrote before making the window (MPI_Alloc_mem memory). */
+  if (ftruncate(fd, (off_t)l->map_mem_len) != 0 ||
+      (keep && mpisw_pwrite_all(fd, at, l->map_mem_len, 0) != 0) ||
+      mmap(at, l->map_mem_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+          MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  p->shm_fd = fd;
+  return 0;
 }

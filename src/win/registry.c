@@ -58,6 +58,7 @@ void mpisw_win_destroy(struct mpisw_win *w) {
   free(w->seg_off);
   free(w->seg_size);
   free(w->seg_disp);
+  free(w->ns_shift);
   free(w->allocs);
   free(w);
 }

@@ -76,8 +76,8 @@ void mpisw_remote_note(MPI_Win win, int target, MPI_Aint disp, MPI_Count count,
   uint64_t len;
   if (span(count, dt, &first, &len)) return;
   /* a node-shared window's MPI displacement is already shift + bytes */
-  int64_t off = w->node_shared ? (int64_t)disp - (int64_t)w->seg_off[target]
-                               : (int64_t)disp * r->peers[target].disp_unit;
+  int64_t off = w->ns_route ? mpisw_node_shared_bytes(w, target, disp)
+                            : (int64_t)disp * r->peers[target].disp_unit;
   off += first;
   if (off < 0) {
     len = (int64_t)len + off > 0 ? (uint64_t)((int64_t)len + off) : 0;

@@ -1,7 +1,8 @@
 /* MPI_Win_allocate_shared on storage: one node file, every rank maps the
  * whole node range and creates the window over its own segment;
- * MPI_Win_shared_query answers from that mapping (the MPI cannot, since
- * its window is not of the shared flavor). */
+ * MPI_Win_shared_query answers from that mapping (the MPI cannot: its
+ * window is not of the shared flavor, or, on the node-shared route, its
+ * segments are not the user's). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -249,7 +250,11 @@ int mpisw_win_allocate_shared(const char *routine, MPI_Aint size, MPI_Aint disp_
   free(m);
 
   char *mybase = seg_base(w, rank); /* as the MPI's own shared windows give it */
-  int rc = mpisw_mpi_Win_create(mybase, size, disp_unit, info, comm, win, large);
+  int rc = MPI_SUCCESS;
+  /* Open MPI: the MPI's node-shared window with each segment mapped over
+   * it (node_shared.c), else MPI_Win_create over the own segment */
+  if (mpisw_node_shared_shared(w, info, comm, win, large)) w->user_base = mybase;
+  else rc = mpisw_mpi_Win_create(mybase, size, disp_unit, info, comm, win, large);
   if (rc != MPI_SUCCESS) {
     mpisw_place_undo(&w->p);
     mpisw_win_destroy(w);
