@@ -37,7 +37,7 @@ struct mpisw_hints {
   /* storage backend (docs/PAGER.md) */
   int backend;                       /* MPISW_BACKEND_* */
   int node_route;                    /* auto: the window may take the node-shared
-                                        route, which needs the file mapping */
+                                        route, which needs mmap (src/win/pager_glue.c) */
   uint64_t pager_memory;             /* storage_pager_memory; 0: derived from the budget */
   int node_shared;                   /* storage_node_shared: 1, 0, or -1 (the MPI's default) */
   /* durability (docs/DURABILITY.md) */

@@ -247,6 +247,9 @@ struct mpisw_pager;
  * an MPI whose node-shared route is on by default, notes whether all ranks
  * share a node, so attach keeps a whole-file window on mmap for that route. */
 void mpisw_backend_choose(struct mpisw_hints *h, MPI_Comm comm);
+/* The same for memory placed alone (MPI_Alloc_mem), whose communicator is
+ * not known yet: on an MPI with the route on by default, mmap. */
+void mpisw_backend_choose_alone(struct mpisw_hints *h);
 /* After mapping: starts the pager if the hints ask for it; on any obstacle
  * the window stays on the mmap backend (p->pager NULL, which
  * MPI_Win_get_info reports). */

@@ -15,11 +15,11 @@
  *              partly covered blocks at both ends keep the file's bytes
  *   invalid    bad storage_backend / storage_pager_memory values fail clearly
  *   auto       the default (storage_backend=auto): the pager for a storage
- *              part of 4 blocks or more, mmap below that and for explicit
- *              mmap, each with storage_backend_reason; at 2+ ranks on one
- *              node where the node-shared route is on (Open MPI's default,
- *              or storage_node_shared=true), mmap for a whole-file window
- *              and the pager for one with a memory part
+ *              part of 4 blocks or more, mmap below that, for explicit mmap
+ *              and for access_style=read_mostly alone, each with
+ *              storage_backend_reason; at 2+ ranks on one node where the
+ *              node-shared route is on (Open MPI's default, or
+ *              storage_node_shared=true), mmap (whole-file and combined)
  * The pager's block is set small (MPISW_PAGER_BLOCK) by the registration so
  * that little memory means many blocks.
  */
@@ -261,21 +261,19 @@ static void test_auto(void) {
   const char *fn = tl_path("auto-%d.win", tl_rank);
   int n;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  /* on its own rank (no peer on the node): the pager from 4 blocks up */
-  if (n == 1) {
-    auto_window(fn, 4 * block, "storage_backend=auto", NULL, "pager", NULL);
-    auto_window(fn, 8 * MIB, "alloc_type=storage", NULL, "pager", NULL); /* no hint: auto */
-  }
-  auto_window(fn, 4 * block - 4096, "storage_node_shared=false", NULL, "mmap",
-              "smaller than 4 pager blocks");
+  const char *alone = "storage_node_shared=false"; /* no node-shared route */
+  auto_window(fn, 4 * block, "storage_backend=auto", alone, "pager", NULL);
+  if (n == 1) auto_window(fn, 8 * MIB, "alloc_type=storage", NULL, "pager", NULL); /* no hint */
+  auto_window(fn, 4 * block - 4096, alone, NULL, "mmap", "smaller than 4 pager blocks");
   auto_window(fn, 8 * MIB, "storage_backend=mmap", NULL, "mmap", "storage_backend=mmap");
+  /* read, not written: the page cache; read and written: the pager */
+  auto_window(fn, 8 * MIB, alone, "access_style=read_mostly", "mmap", "access_style");
+  auto_window(fn, 8 * MIB, alone, "access_style=read_mostly,write_mostly", "pager", NULL);
   if (n > 1) {
-    /* the node-shared route wants the file mapping of a whole-file window */
+    /* the node-shared route maps every rank's pages into every process */
     auto_window(fn, 8 * MIB, "storage_node_shared=true", NULL, "mmap", "node-shared route");
-    /* ... but a window with a memory part never takes the route */
-    auto_window(fn, 8 * MIB, "storage_node_shared=true", "storage_alloc_factor=0.5", "pager",
-                NULL);
-    auto_window(fn, 8 * MIB, "storage_node_shared=false", NULL, "pager", NULL);
+    auto_window(fn, 8 * MIB, "storage_node_shared=true", "storage_alloc_factor=0.5", "mmap",
+                "node-shared route");
   }
 }
 
