@@ -15,11 +15,12 @@
  *              partly covered blocks at both ends keep the file's bytes
  *   invalid    bad storage_backend / storage_pager_memory values fail clearly
  *   auto       the default (storage_backend=auto): the pager for a storage
- *              part of 4 blocks or more, mmap below that, for explicit mmap
- *              and for access_style=read_mostly alone, each with
- *              storage_backend_reason; at 2+ ranks on one node where the
- *              node-shared route is on (Open MPI's default, or
- *              storage_node_shared=true), mmap (whole-file and combined)
+ *              part larger than the pager's memory (out of core), mmap for
+ *              one that fits, for explicit mmap and for access_style=
+ *              read_mostly alone, each with storage_backend_reason; at 2+
+ *              ranks on one node where the node-shared route is on (Open
+ *              MPI's default, or storage_node_shared=true), mmap (whole-file
+ *              and combined)
  * The pager's block is set small (MPISW_PAGER_BLOCK) by the registration so
  * that little memory means many blocks.
  */
@@ -237,13 +238,13 @@ static void expect_reason(MPI_Win win, const char *part) {
         r ? r : "(none)", part);
 }
 
-/* One window with the default backend (plus extra hints); returns its backend. */
-static void auto_window(const char *fn, size_t n, const char *hint1, const char *hint2,
+/* One window with the default backend (plus up to three hints, NULL ends
+ * them) must get backend want, with a reason naming `reason` for mmap. */
+static void auto_window(const char *fn, size_t n, const char *h1, const char *h2, const char *h3,
                         const char *want, const char *reason) {
   char *base;
   MPI_Win win;
-  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, hint1, hint2,
-            "storage_alloc_unlink=false");
+  TL_WALLOC((MPI_Aint)n, MPI_COMM_WORLD, (void **)&base, &win, fn, h1, h2, h3);
   if (!strcmp(want, "pager")) tl_require_pager(&win);
   expect_backend(win, want);
   if (reason) expect_reason(win, reason);
@@ -251,29 +252,33 @@ static void auto_window(const char *fn, size_t n, const char *hint1, const char 
   tl_fill(base, n, 71 + tl_rank, 0); /* whichever backend: durable at sync */
   TL_SYNC(win);
   /* the file holds the storage part, after the memory part (memory_first) */
-  size_t mem = hint2 && strstr(hint2, "storage_alloc_factor=0.5") ? n / 2 : 0;
+  int half = (h1 && strstr(h1, "factor=0.5")) || (h2 && strstr(h2, "factor=0.5")) ||
+             (h3 && strstr(h3, "factor=0.5"));
+  size_t mem = half ? n / 2 : 0;
   CHECK_FILE_PATTERN(fn, 0, n - mem, 71 + tl_rank, mem);
   CHECK_MPI(MPI_Win_free(&win));
 }
 
 static void test_auto(void) {
-  size_t block = 256 * 1024; /* MPISW_PAGER_BLOCK of the registration */
   const char *fn = tl_path("auto-%d.win", tl_rank);
   int n;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   const char *alone = "storage_node_shared=false"; /* no node-shared route */
-  auto_window(fn, 4 * block, "storage_backend=auto", alone, "pager", NULL);
-  if (n == 1) auto_window(fn, 8 * MIB, "alloc_type=storage", NULL, "pager", NULL); /* no hint */
-  auto_window(fn, 4 * block - 4096, alone, NULL, "mmap", "smaller than 4 pager blocks");
-  auto_window(fn, 8 * MIB, "storage_backend=mmap", NULL, "mmap", "storage_backend=mmap");
+  const char *small = "storage_pager_memory=1M";   /* 8 MiB windows are out of core */
+  /* out of core: the pager; in memory: the page cache */
+  auto_window(fn, 8 * MIB, "storage_backend=auto", alone, small, "pager", NULL);
+  if (n == 1) auto_window(fn, 8 * MIB, small, NULL, NULL, "pager", NULL); /* no backend hint */
+  auto_window(fn, 8 * MIB, alone, NULL, NULL, "mmap", "fits in memory");
+  auto_window(fn, 8 * MIB, "storage_backend=mmap", small, NULL, "mmap", "storage_backend=mmap");
   /* read, not written: the page cache; read and written: the pager */
-  auto_window(fn, 8 * MIB, alone, "access_style=read_mostly", "mmap", "access_style");
-  auto_window(fn, 8 * MIB, alone, "access_style=read_mostly,write_mostly", "pager", NULL);
+  auto_window(fn, 8 * MIB, alone, small, "access_style=read_mostly", "mmap", "access_style");
+  auto_window(fn, 8 * MIB, alone, small, "access_style=read_mostly,write_mostly", "pager", NULL);
   if (n > 1) {
     /* the node-shared route maps every rank's pages into every process */
-    auto_window(fn, 8 * MIB, "storage_node_shared=true", NULL, "mmap", "node-shared route");
-    auto_window(fn, 8 * MIB, "storage_node_shared=true", "storage_alloc_factor=0.5", "mmap",
+    auto_window(fn, 8 * MIB, "storage_node_shared=true", small, NULL, "mmap",
                 "node-shared route");
+    auto_window(fn, 8 * MIB, "storage_node_shared=true", small, "storage_alloc_factor=0.5",
+                "mmap", "node-shared route");
   }
 }
 
