@@ -31,7 +31,7 @@ static const char usage[] =
     "                    written back and dropped from it first, posix_fadvise DONTNEED)\n"
     "  --remove          remove the checkpoint file (or images) at the end\n"
     "  --backend B       win: storage_backend hint, auto | mmap | pager (default auto,\n"
-    "                    the library's: the pager where it runs)\n"
+    "                    the library's choice: the pager out of core, else mmap)\n"
     "  --access S        win: access_style hint (e.g. sequential)\n"
     "  --quiet           no summary lines on stderr\n"
     "exit codes: 0 ok, 1 a restarted byte differs, 2 bad option, 3 not a (complete,\n"
