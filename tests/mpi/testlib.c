@@ -519,6 +519,9 @@ static int classify(const struct tl_map *m, const struct stat *st, int have_st, 
     }
   }
   if (m->ino == 0 && m->maj == 0 && m->min == 0) return TL_ANON;
+  /* a window's memory part on the node-shared route (src/win/place.c): still
+   * memory, only shared with the node's other processes */
+  if (!strncmp(m->path, "/memfd:mpisw-window-memory", 26)) return TL_ANON;
   return TL_OTHER;
 }
 
