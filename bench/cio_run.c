@@ -518,7 +518,13 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
   MPI_Comm_rank(comm, &rank);
   struct cio_pattern pt;
   char why[256];
-  if (cio_pattern_init(&pt, kind, o.g, nprocs, why, sizeof why)) bench_die("%s", why);
+  if (cio_pattern_init(&pt, kind, o.g, nprocs, why, sizeof why)) {
+    /* the same answer on every rank: one message and a clean exit (an abort
+     * races the launcher's forwarding of the message) */
+    if (rank == 0) fprintf(stderr, "%s: %s\n", name, why);
+    MPI_Finalize();
+    exit(1);
+  }
   long fbytes = cio_pattern_file_bytes(&pt);
 
   struct model md;

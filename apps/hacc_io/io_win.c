@@ -52,10 +52,12 @@ static int make_window(const struct hacc_options *o, uint64_t off, uint64_t byte
   MPI_Info_set(info, "storage_alloc_unlink", "false");
   MPI_Info_set(info, "storage_node_shared", "false");
   MPI_Info_set(info, "storage_backend", o->backend);
-  /* a restart reads the section once: says so (with auto, the library then
-   * keeps the page cache, which reads a cold file fastest here) */
+  /* a restart only reads the section: says so (with auto, the library then
+   * keeps the page cache, which reads a cold file fastest here). read_mostly,
+   * not read_once: read_once would bring MADV_SEQUENTIAL, a trap here (see
+   * the README) */
   if (o->access) MPI_Info_set(info, "access_style", o->access);
-  else if (reading) MPI_Info_set(info, "access_style", "read_once");
+  else if (reading) MPI_Info_set(info, "access_style", "read_mostly");
   if (reading) MPI_Info_set(info, "storage_alloc_discard", "true");
   int err = MPI_Win_allocate((MPI_Aint)bytes, 1, info, MPI_COMM_WORLD, base, win);
   MPI_Info_free(&info);
