@@ -62,7 +62,6 @@ void mpisw_pager_stop(struct mpisw_pager *pg);
 struct mpisw_pager_stats {
   uint64_t faults, loads, zero_loads, readaheads, evictions, writebacks;
   uint64_t bytes_read, bytes_written, move_failures;
-  uint64_t behind; /* blocks queued by write-behind */
   uint64_t block, max_blocks;
 };
 /* Waits for loads in flight or queued (call it while the range is idle),

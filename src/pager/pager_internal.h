@@ -60,7 +60,6 @@ void AnnotateIgnoreWritesEnd(const char *file, int line);
 #define PAGER_RUN_WRITE_BYTES (16u << 20)
 #define PAGER_RUN_READ_BYTES (8u << 20)
 #define PAGER_RUN_MAX_BLOCKS 64u
-#define PAGER_BEHIND_MS 10 /* write-behind looks at most this often */
 
 enum { ABSENT, LOADING, PRESENT, EVICTING };
 /* F_STUCK: its last eviction failed (pages pinned, or shared with a forked
@@ -76,7 +75,7 @@ enum { ABSENT, LOADING, PRESENT, EVICTING };
  * reports the error.
  * F_WLOAD: loaded for a write fault, so installed writable whole: the
  * written-page scan cannot tell what was written until its next write-back
- * (write-behind passes it by; pager_behind.c). */
+ * (pager_evict.c writes it whole). */
 enum {
   F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32,
   F_REFLUSH = 64, F_READERR = 128, F_WFAIL = 256, F_WLOAD = 512
@@ -124,8 +123,6 @@ struct mpisw_pager {
   uint64_t *jpos;       /* per block: 1 + offset in jr->buf of its latest bytes, 0: none */
   uint64_t *jreg;       /* a sync's written regions (start, end pairs), see pager.c */
   uint64_t njreg, capjreg;
-  /* write-behind (pager_behind.c), used by worker 0 only */
-  uint64_t behind_faults, behind_cur, behind_bytes;
 };
 
 /* Rings of block numbers (each block in a given ring at most once). */
@@ -194,8 +191,6 @@ void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i);
 /* A sync's write-back of the adjacent blocks [i, i+n) popped together from
  * the flush queue: one request for those that can be written. */
 void mpisw_pager_flush_run(struct mpisw_pager *pg, uint32_t i, uint32_t n);
-/* pager_behind.c: queues the blocks written whole for write-back. */
-void mpisw_pager_write_behind(struct mpisw_pager *pg);
 /* pager_worker.c: a worker thread's loop. */
 void *mpisw_pager_worker_main(void *arg);
 

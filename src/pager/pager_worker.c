@@ -1,41 +1,21 @@
 /* The pager's worker threads: each takes, in this order, evictions,
  * write-backs for a sync (pager_evict.c) and read-ahead loads
  * (pager_fault.c) from the queues the fault thread and syncs fill. */
-#include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "pager/pager_internal.h"
 
 void *mpisw_pager_worker_main(void *arg) {
   struct worker_arg *wa = arg;
   struct mpisw_pager *pg = wa->pg;
-  int wa_id = wa->id;
   char *slot = pg->slots + (uint64_t)wa->id * pg->block;
   char *buf = NULL;
   if (posix_memalign((void **)&buf, PAGER_ALIGN, (uint64_t)pg->run_read * pg->block)) buf = NULL;
   free(wa);
   pthread_mutex_lock(&pg->mu);
   for (;;) {
-    while (!pg->stop && !pg->q_evict.n && !pg->q_flush.n && !pg->q_load.n) {
-      if (wa_id) {
-        pthread_cond_wait(&pg->qcv, &pg->mu);
-        continue;
-      }
-      /* worker 0, idle: write-behind now and then (pager_behind.c) */
-      struct timespec t;
-      clock_gettime(CLOCK_REALTIME, &t);
-      t.tv_nsec += PAGER_BEHIND_MS * 1000000L;
-      if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-      }
-      if (pthread_cond_timedwait(&pg->qcv, &pg->mu, &t) == ETIMEDOUT && !pg->stop) {
-        pthread_mutex_unlock(&pg->mu);
-        mpisw_pager_write_behind(pg);
-        pthread_mutex_lock(&pg->mu);
-      }
-    }
+    while (!pg->stop && !pg->q_evict.n && !pg->q_flush.n && !pg->q_load.n)
+      pthread_cond_wait(&pg->qcv, &pg->mu);
     if (pg->stop) break;
     if (pg->q_evict.n) {
       uint32_t i = ring_pop(&pg->q_evict);
