@@ -27,7 +27,7 @@ int mpisw_win_allocate(const char *routine, MPI_Aint size, MPI_Aint disp_unit, M
     return MPI_SUCCESS;
   }
 
-  mpisw_backend_choose(&h, comm); /* collective: every rank of comm is here */
+  mpisw_node_route_expect(&h, comm); /* collective: every rank of comm is here */
   struct mpisw_win *w = mpisw_win_new(MPISW_WIN_STORAGE, MPI_WIN_FLAVOR_ALLOCATE);
   char tag[32];
   snprintf(tag, sizeof tag, "r%d", rank);

@@ -25,7 +25,7 @@ int mpisw_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr, int *handled) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   char tag[32];
   snprintf(tag, sizeof tag, "r%d-mem", rank);
-  mpisw_backend_choose_alone(&h);
+  mpisw_node_route_alone(&h);
   if (mpisw_place_local(&a->p, &h, (uint64_t)size, rank, tag, &e)) {
     free(a);
     return mpisw_raise_noobj(mpisw_error_code("MPI_Alloc_mem", &e));

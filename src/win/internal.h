@@ -235,21 +235,18 @@ const char *mpisw_win_route(MPI_Win win);
 /* MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT as the user made them; 1 when
  * answered. */
 int mpisw_node_shared_attr(MPI_Win win, int keyval, void *value, int *flag);
-/* Do these hints ask for the node-shared route (storage_node_shared, or the
- * MPI's default)? */
-int mpisw_node_shared_wanted(const struct mpisw_hints *h);
+/* Before placing a window of comm (collective): sets h->node_route when
+ * every rank is on one node and the hints ask for the route (or the MPI's
+ * default does), so storage_backend=auto keeps the file mapping it needs. */
+void mpisw_node_route_expect(struct mpisw_hints *h, MPI_Comm comm);
+/* The same for memory placed alone (MPI_Alloc_mem), whose communicator is
+ * not known yet: the hints' wish alone. */
+void mpisw_node_route_alone(struct mpisw_hints *h);
 int mpisw_node_shared_query(struct mpisw_win *w, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr);
 
 /* ---- pager_glue.c: the user-level pager backend (docs/PAGER.md) ---- */
 struct mpisw_pager;
-/* Before placing a window of comm (collective): with storage_backend=auto on
- * an MPI whose node-shared route is on by default, notes whether all ranks
- * share a node, so attach keeps a whole-file window on mmap for that route. */
-void mpisw_backend_choose(struct mpisw_hints *h, MPI_Comm comm);
-/* The same for memory placed alone (MPI_Alloc_mem), whose communicator is
- * not known yet: on an MPI with the route on by default, mmap. */
-void mpisw_backend_choose_alone(struct mpisw_hints *h);
 /* After mapping: starts the pager if the hints ask for it; on any obstacle
  * the window stays on the mmap backend (p->pager NULL, which
  * MPI_Win_get_info reports). */

@@ -74,7 +74,20 @@ static int wanted(const struct mpisw_hints *h) {
   return h->node_shared >= 0 ? h->node_shared : NODE_SHARED_DEFAULT;
 }
 
-int mpisw_node_shared_wanted(const struct mpisw_hints *h) { return wanted(h); }
+/* Before placing (storage_backend=auto, pager_glue.c): will the window take
+ * the route? Then it keeps the mapping the route needs. */
+void mpisw_node_route_alone(struct mpisw_hints *h) {
+  /* MPI_Alloc_mem: a later MPI_Win_create over the memory may take the route */
+  h->node_route = wanted(h);
+}
+
+void mpisw_node_route_expect(struct mpisw_hints *h, MPI_Comm comm) {
+  int n;
+  PMPI_Comm_size(comm, &n);
+  /* collective whatever this rank's hints say: they may differ between ranks */
+  int one = n > 1 && mpisw_one_node(comm);
+  h->node_route = one && wanted(h);
+}
 
 /* A placement whose pages peers can map (the memory part becomes a memfd
  * once every rank agrees). */

@@ -28,19 +28,6 @@ static uint64_t pager_memory(const struct mpisw_place *p) {
   return left / 4 * 3;
 }
 
-void mpisw_backend_choose_alone(struct mpisw_hints *h) {
-  /* MPI_Alloc_mem: a later MPI_Win_create over the memory may take the route */
-  h->node_route = mpisw_node_shared_wanted(h);
-}
-
-void mpisw_backend_choose(struct mpisw_hints *h, MPI_Comm comm) {
-  int n;
-  PMPI_Comm_size(comm, &n);
-  /* collective whatever this rank's hints say: they may differ between ranks */
-  int one = n > 1 && mpisw_one_node(comm);
-  h->node_route = one && mpisw_node_shared_wanted(h);
-}
-
 /* Says why the window is not on the pager: MPI_Win_get_info's
  * storage_backend_reason, and, for a real fallback (the pager was wanted and
  * cannot run), a line on stderr with MPISW_REPORT or MPISW_PAGER_DEBUG. The
