@@ -37,9 +37,17 @@ uint64_t mpisw_mem_available(void) {
   return avail;
 }
 
-static uint64_t v2_room(const char *rel) {
+/* One memory cgroup level: its limit and the room under it. */
+static void level(uint64_t lim, uint64_t use, uint64_t *limit, uint64_t *room) {
+  uint64_t r = lim > use ? lim - use : 0;
+  if (lim < *limit) *limit = lim;
+  if (r < *room) *room = r;
+}
+
+/* cgroup v2: this cgroup and its ancestors (a parent's limit binds the
+ * child too). */
+static void v2_walk(const char *rel, uint64_t *limit, uint64_t *room) {
   char dir[4096], path[4200 + 16];
-  uint64_t room = UINT64_MAX;
   snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", rel);
   for (;;) {
     uint64_t max, cur;
@@ -47,21 +55,17 @@ static uint64_t v2_room(const char *rel) {
     if (read_u64(path, &max) == 0 && max != UINT64_MAX) {
       snprintf(path, sizeof path, "%s/memory.current", dir);
       if (read_u64(path, &cur) != 0) cur = 0;
-      uint64_t r = max > cur ? max - cur : 0;
-      if (r < room) room = r;
+      level(max, cur, limit, room);
     }
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir || !strcmp(dir, "/sys/fs/cgroup")) break;
     *slash = 0;
   }
-  return room;
 }
 
-/* cgroup v1: the memory controller's own hierarchy; the smallest room of
- * this cgroup and its ancestors (a parent's limit binds the child too). */
-static uint64_t v1_room(const char *rel) {
+/* cgroup v1: the memory controller's own hierarchy, the same way. */
+static void v1_walk(const char *rel, uint64_t *limit, uint64_t *room) {
   char dir[4096], path[4200 + 32];
-  uint64_t room = UINT64_MAX;
   snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", strcmp(rel, "/") ? rel : "");
   for (;;) {
     uint64_t lim, use;
@@ -69,34 +73,41 @@ static uint64_t v1_room(const char *rel) {
     if (read_u64(path, &lim) == 0 && lim < (1ULL << 60)) {
       snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
       if (read_u64(path, &use) != 0) use = 0;
-      uint64_t r = lim > use ? lim - use : 0;
-      if (r < room) room = r;
+      level(lim, use, limit, room);
     }
     char *slash = strrchr(dir, '/');
     if (!slash || !strcmp(dir, "/sys/fs/cgroup/memory")) break;
     *slash = 0;
   }
-  return room;
 }
 
-uint64_t mpisw_cgroup_room(void) {
+/* The smallest limit and room over every memory cgroup of this process. */
+static void cgroup_walk(uint64_t *limit, uint64_t *room) {
   FILE *f = fopen("/proc/self/cgroup", "r");
   char line[4096];
   const char *rel;
-  uint64_t room = UINT64_MAX;
-  if (!f) return room;
+  *limit = *room = UINT64_MAX;
+  if (!f) return;
   while (fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
-    if (!strncmp(line, "0::", 3)) { /* cgroup v2 (alone, or beside v1) */
-      uint64_t r = v2_room(line + 3);
-      if (r < room) room = r;
-    } else if ((rel = strstr(line, ":memory:")) != NULL) { /* cgroup v1 */
-      uint64_t r = v1_room(rel + strlen(":memory:"));
-      if (r < room) room = r;
-    }
+    if (!strncmp(line, "0::", 3)) /* cgroup v2 (alone, or beside v1) */
+      v2_walk(line + 3, limit, room);
+    else if ((rel = strstr(line, ":memory:")) != NULL) /* cgroup v1 */
+      v1_walk(rel + strlen(":memory:"), limit, room);
   }
   fclose(f);
+}
+
+uint64_t mpisw_cgroup_room(void) {
+  uint64_t limit, room;
+  cgroup_walk(&limit, &room);
   return room;
+}
+
+uint64_t mpisw_cgroup_limit(void) {
+  uint64_t limit, room;
+  cgroup_walk(&limit, &room);
+  return limit;
 }
 
 uint64_t mpisw_node_memory(void) {

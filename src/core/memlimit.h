@@ -11,6 +11,9 @@ uint64_t mpisw_mem_available(void);
 /* Room left in the memory cgroup of this process: memory.max minus
  * memory.current, smallest along the hierarchy (UINT64_MAX: no limit). */
 uint64_t mpisw_cgroup_room(void);
+/* The memory cgroups' smallest limit (memory.max, memory.limit_in_bytes) on
+ * this process's path; UINT64_MAX without one. */
+uint64_t mpisw_cgroup_limit(void);
 
 /* min(MemAvailable, cgroup room): what this node's processes may still use
  * (UINT64_MAX when neither is known). */

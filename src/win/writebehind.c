@@ -29,6 +29,7 @@
 
 #include "core/warn.h"
 #include "core/config.h"
+#include "core/memlimit.h"
 #include "win/internal.h"
 
 enum { PERIOD_MS = 10, DROP_EVERY = 10 };
@@ -59,63 +60,6 @@ static enum mode mode(void) {
   return MODE_AUTO;
 }
 
-/* cgroup v1: hierarchical_memory_limit of the memory controller's cgroup
- * (the smallest limit on its path). */
-static uint64_t v1_limit(const char *path) {
-  char name[4096];
-  snprintf(name, sizeof name, "/sys/fs/cgroup/memory%s/memory.stat", path);
-  FILE *f = fopen(name, "r");
-  if (!f) return UINT64_MAX;
-  char line[256];
-  unsigned long long v = 0;
-  uint64_t limit = UINT64_MAX;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "hierarchical_memory_limit %llu", &v) == 1) limit = v;
-  fclose(f);
-  return limit;
-}
-
-/* cgroup v2: the smallest memory.max from the process's cgroup up. */
-static uint64_t v2_limit(const char *path) {
-  char dir[4096];
-  uint64_t limit = UINT64_MAX;
-  snprintf(dir, sizeof dir, "%s", path);
-  for (;;) {
-    char name[4200], text[64];
-    snprintf(name, sizeof name, "/sys/fs/cgroup%s/memory.max", strcmp(dir, "/") ? dir : "");
-    FILE *f = fopen(name, "r");
-    if (f) {
-      unsigned long long v;
-      if (fgets(text, sizeof text, f) && sscanf(text, "%llu", &v) == 1 && v < limit) limit = v;
-      fclose(f);
-    }
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir) break;
-    *slash = 0;
-  }
-  return limit;
-}
-
-uint64_t mpisw_writebehind_cgroup_limit(void) {
-  FILE *f = fopen("/proc/self/cgroup", "r");
-  if (!f) return UINT64_MAX;
-  char line[4096];
-  uint64_t limit = UINT64_MAX;
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\n")] = 0;
-    char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-    if (!c2) continue;
-    *c2 = 0;
-    const char *controllers = c1 + 1, *path = c2 + 1;
-    uint64_t l = UINT64_MAX;
-    if (!*controllers) l = v2_limit(path);
-    else if (strstr(controllers, "memory")) l = v1_limit(path);
-    if (l < limit) limit = l;
-  }
-  fclose(f);
-  return limit;
-}
-
 /* auto: a storage part that a quarter of the cgroup's limit cannot hold is
  * the case where dirty pages reach the limit before anything writes them. */
 static int wanted(uint64_t len) {
@@ -124,7 +68,7 @@ static int wanted(uint64_t len) {
   case MODE_OFF: return 0;
   default: break;
   }
-  uint64_t limit = mpisw_writebehind_cgroup_limit();
+  uint64_t limit = mpisw_cgroup_limit();
   return limit != UINT64_MAX && len >= limit / 4;
 }
 

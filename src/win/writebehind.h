@@ -17,8 +17,4 @@ void mpisw_writebehind_detach(struct mpisw_place *p);
 /* Whether p is served (tests, the report). */
 int mpisw_writebehind_serves(const struct mpisw_place *p);
 
-/* The memory cgroup's limit of this process in bytes (the smallest on its
- * path), or UINT64_MAX when there is none or it cannot be read. */
-uint64_t mpisw_writebehind_cgroup_limit(void);
-
 #endif

@@ -8,6 +8,11 @@ mpisw_mpi_test(storage_writebehind_on PROG t_writebehind ARGS on NP 1 2
                ENV MPISW_WRITEBEHIND=on LABELS "durability;storage")
 mpisw_mpi_test(storage_writebehind_off PROG t_writebehind ARGS off NP 1
                ENV MPISW_WRITEBEHIND=off LABELS "durability;storage")
+# auto in a 32 MiB memory cgroup: an 8 MiB storage part is a quarter of the
+# limit (core/memlimit.c's mpisw_cgroup_limit), so it is served
+mpisw_mpi_test(storage_writebehind_auto_cgroup PROG t_writebehind ARGS on NP 1
+               LABELS "durability;storage;root"
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/cgroupdrv.sh 33554432 --)
 # auto (the default): sequential and random leave read-around to the kernel,
 # read_once alone gets MADV_SEQUENTIAL; hint: access_style as before.
 foreach(c "sequential;-" "random;-" "read_once;sr" "read_once,write_mostly;-")
