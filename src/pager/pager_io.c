@@ -113,19 +113,29 @@ static int write_buffered(struct mpisw_pager *pg, const char *src, uint64_t lo, 
  * writes flush the cache of their range first, and the sync's fdatasync
  * makes the edges durable. *wrote: bytes written (counted by the caller,
  * under the lock, with the write-back). */
+/* Atomic: block i's own bytes into the journal; the sync writes it (and
+ * counts it). */
+static int journal_block(struct mpisw_pager *pg, uint64_t i, const char *src) {
+  uint64_t off = pg->file_off + i * pg->block, lo, hi;
+  own_bytes(pg, i, 1, &lo, &hi);
+  if (lo >= hi) return 0;
+  struct mpisw_error e;
+  pthread_mutex_lock(&pg->jmu);
+  const char *copy = mpisw_journal_add(pg->jr, lo, src + (lo - off), hi - lo, &e);
+  if (copy) pg->jpos[i] = (uint64_t)(copy - pg->jr->buf) + 1;
+  pthread_mutex_unlock(&pg->jmu);
+  return copy ? 0 : ENOMEM;
+}
+
 int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const char *src,
                           uint64_t *wrote) {
   uint64_t off = pg->file_off + i * pg->block, lo, hi;
   *wrote = 0;
-  if (pg->jr) { /* atomic: into the journal, block by block; the sync writes it */
-    for (uint64_t k = 0; k < n; k++) {
-      uint64_t w = 0;
-      int rc = mpisw_pager_write_block(pg, i + k, src + k * pg->block, &w);
-      if (rc) return rc;
-      *wrote += w;
-    }
-    return 0;
+  for (uint64_t k = 0; pg->jr && k < n; k++) { /* atomic: block by block */
+    int rc = journal_block(pg, i + k, src + k * pg->block);
+    if (rc) return rc;
   }
+  if (pg->jr) return 0;
   own_bytes(pg, i, n, &lo, &hi);
   if (lo >= hi) return 0;
   uint64_t a = (lo + PAGER_ALIGN - 1) & ~(uint64_t)(PAGER_ALIGN - 1);
@@ -143,18 +153,7 @@ int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const 
 }
 
 int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
-  if (!pg->jr) return mpisw_pager_write_run(pg, i, 1, src, wrote);
-  uint64_t off = pg->file_off + i * pg->block, lo, hi;
-  own_bytes(pg, i, 1, &lo, &hi);
-  *wrote = 0;
-  if (lo >= hi) return 0;
-  /* atomic: into the journal; the sync writes it (and counts it) */
-  struct mpisw_error e;
-  pthread_mutex_lock(&pg->jmu);
-  const char *copy = mpisw_journal_add(pg->jr, lo, src + (lo - off), hi - lo, &e);
-  if (copy) pg->jpos[i] = (uint64_t)(copy - pg->jr->buf) + 1;
-  pthread_mutex_unlock(&pg->jmu);
-  return copy ? 0 : ENOMEM;
+  return mpisw_pager_write_run(pg, i, 1, src, wrote);
 }
 
 void mpisw_pager_set_atomic(struct mpisw_pager *pg, struct mpisw_journal *j) {
