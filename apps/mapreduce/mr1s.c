@@ -1,6 +1,7 @@
 /* MR-1S: decentralised MapReduce on RMA. Every rank is a mapper and a
  * reducer; words go to reducer hash % np. A mapper combines one task
- * locally, then in one passive-target epoch per reducer appends the words
+ * locally (one table for all its tasks, as MR-2S's: a word is inserted once,
+ * its count goes back to zero when sent), then in one passive-target epoch per reducer appends the words
  * that reducer has not seen from it and accumulates the task's counts
  * straight into the reducer's window (win1s.h): map and reduce overlap, and
  * there is no shuffle step. The windows are storage windows with
@@ -150,6 +151,7 @@ static int send(struct mr_job *j, struct mapper *m, MPI_Win win, int q, int64_t 
   return MR_OK;
 }
 
+/* The task's words (those counted since the last send) grouped by reducer. */
 static void group(struct mapper *m, const struct mr_table *t, int np) {
   if (t->used > m->cap) {
     m->cap = t->used * 2;
@@ -159,11 +161,11 @@ static void group(struct mapper *m, const struct mr_table *t, int np) {
   }
   memset(m->start, 0, ((size_t)np + 1) * sizeof *m->start);
   for (uint64_t i = 0; i < t->cap; i++)
-    if (t->slot[i].hash) m->start[t->slot[i].hash % (uint64_t)np + 1]++;
+    if (t->slot[i].count) m->start[t->slot[i].hash % (uint64_t)np + 1]++;
   for (int q = 0; q < np; q++) m->start[q + 1] += m->start[q];
   uint64_t *fill = calloc((size_t)np, sizeof *fill);
   for (uint64_t i = 0; i < t->cap; i++)
-    if (t->slot[i].hash) {
+    if (t->slot[i].count) {
       int q = (int)(t->slot[i].hash % (uint64_t)np);
       m->list[m->start[q] + fill[q]++] = (uint32_t)i;
     }
@@ -340,11 +342,12 @@ int mr_run_1s(struct mr_job *j) {
     int need = 0;
     for (int q = 0; q < np; q++) need |= m.applied[q] < (int64_t)round;
     if (!failed && need && task < j->in.ntasks) {
-      mr_table_clear(&t);
       failed = mr_map_task(j, task, &t, poke);
       if (!failed) group(&m, &t, np);
       for (int q = 0; q < np && !failed; q++)
         if (m.applied[q] < (int64_t)round) failed = send(j, &m, win, q, (int64_t)round, &t);
+      if (!failed) /* sent: the words stay in the table for the next task, their counts go */
+        for (uint64_t k = 0; k < m.start[np]; k++) t.slot[m.list[k]].count = 0;
     }
     if (o->task_delay_ms) mr_msleep(o->task_delay_ms);
     if (!failed && ft && mr_ckpt_after(o, round, j->rounds)) failed = checkpoint(j, win, "map");
