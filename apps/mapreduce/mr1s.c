@@ -1,9 +1,10 @@
 /* MR-1S: decentralised MapReduce on RMA. Every rank is a mapper and a
  * reducer; words go to reducer hash % np. A mapper combines one task
  * locally (one table for all its tasks, as MR-2S's: a word is inserted once,
- * its count goes back to zero when sent), then in one passive-target epoch per reducer appends the words
- * that reducer has not seen from it and accumulates the task's counts
- * straight into the reducer's window (win1s.h): map and reduce overlap, and
+ * its count goes back to zero when sent), then in one passive-target epoch
+ * to all reducers (MPI_Win_lock_all) appends to each the words it has not
+ * seen from it and accumulates the task's counts straight into the
+ * reducers' windows (win1s.h): map and reduce overlap, and
  * there is no shuffle step. The windows are storage windows with
  * storage_sync=atomic; a checkpoint is the reducer's own MPI_Win_sync under
  * an exclusive lock on itself (only the pages written since the last one
@@ -78,6 +79,13 @@ static int checkpoint(struct mr_job *j, MPI_Win win, const char *what) {
   return MR_OK;
 }
 
+struct outbox {
+  struct w1_key *newk; /* keys new to the reducer */
+  uint64_t *vals;      /* the accumulated span of counts */
+  uint64_t nnew, first, lo, span, kcap, vcap;
+  struct w1_prog pr;   /* stays put until the epoch ends */
+};
+
 struct mapper {
   struct w1_layout L;
   int64_t *applied; /* per reducer: last round of ours in its durable-or-newer counts */
@@ -86,21 +94,25 @@ struct mapper {
   uint32_t *list;   /* task table slots, grouped by reducer */
   uint64_t *start;  /* np + 1 group starts */
   int *idx;
-  uint64_t *vals; /* the accumulated span */
-  uint64_t vcap;
-  struct w1_key *newk;
+  struct outbox *out; /* per reducer: what this task sends it */
   size_t cap;
 };
 
-/* Sends this task's words of reducer q: one epoch. The counts go as one
- * contiguous MPI_Accumulate (MPI_SUM) of the span of region slots the task
- * touched, zeros between: one operation whatever the MPI does with
+/* Prepares this task's words of reducer q (prepare), sent with those of
+ * every other reducer in one passive-target epoch (post). The counts go as
+ * one contiguous MPI_Accumulate (MPI_SUM) of the span of region slots the
+ * task touched, zeros between: one operation whatever the MPI does with
  * accumulates (Open MPI's osc/ucx makes a get and a put of each contiguous
  * piece; an indexed datatype of single counts cost one round trip each). */
-static int send(struct mr_job *j, struct mapper *m, MPI_Win win, int q, int64_t round,
-                const struct mr_table *t) {
-  uint64_t slots = m->L.slots, first = m->used[q], nnew = 0, lo = UINT64_MAX, hi = 0;
+static int prepare(struct mr_job *j, struct mapper *m, int q, const struct mr_table *t) {
+  struct outbox *o = &m->out[q];
+  uint64_t slots = m->L.slots, lo = UINT64_MAX, hi = 0;
   uint64_t n = m->start[q + 1] - m->start[q];
+  o->first = m->used[q], o->nnew = 0;
+  if (n > o->kcap) {
+    o->kcap = n * 2;
+    o->newk = realloc(o->newk, o->kcap * sizeof *o->newk);
+  }
   for (uint64_t k = 0; k < n; k++) {
     const struct mr_rec *e = &t->slot[m->list[m->start[q] + k]];
     struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
@@ -112,52 +124,64 @@ static int send(struct mr_job *j, struct mapper *m, MPI_Win win, int q, int64_t 
       }
       s = mr_table_get(&m->mirror[q], e->hash, NULL);
       s->count = m->used[q]++;
-      m->newk[nnew].hash = e->hash;
-      memcpy(m->newk[nnew].word, e->word, sizeof e->word);
-      nnew++;
+      o->newk[o->nnew].hash = e->hash;
+      memcpy(o->newk[o->nnew].word, e->word, sizeof e->word);
+      o->nnew++;
     }
     m->idx[k] = (int)s->count;
     if (s->count < lo) lo = s->count;
     if (s->count > hi) hi = s->count;
   }
-  uint64_t span = n ? hi - lo + 1 : 0;
-  if (span > m->vcap) {
-    m->vcap = span * 2;
-    m->vals = realloc(m->vals, m->vcap * sizeof *m->vals);
+  o->lo = lo, o->span = n ? hi - lo + 1 : 0;
+  if (o->span > o->vcap) {
+    o->vcap = o->span * 2;
+    o->vals = realloc(o->vals, o->vcap * sizeof *o->vals);
   }
-  if (span) memset(m->vals, 0, span * sizeof *m->vals);
+  if (o->span) memset(o->vals, 0, o->span * sizeof *o->vals);
   for (uint64_t k = 0; k < n; k++)
-    m->vals[(uint64_t)m->idx[k] - lo] = t->slot[m->list[m->start[q] + k]].count;
-  struct w1_prog pr = {round, m->used[q]};
-  MPI_Aint me = j->rank;
-  double t0 = mr_now();
-  int e = MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
-  if (!e && nnew)
-    e = MPI_Put(m->newk, (int)(nnew * sizeof *m->newk), MPI_BYTE, q,
-                (MPI_Aint)(m->L.keys + ((uint64_t)me * slots + first) * sizeof *m->newk),
-                (int)(nnew * sizeof *m->newk), MPI_BYTE, win);
-  if (!e && span)
-    e = MPI_Accumulate(m->vals, (int)span, MPI_UINT64_T, q,
-                       (MPI_Aint)(m->L.counts + ((uint64_t)me * slots + lo) * 8), (int)span,
-                       MPI_UINT64_T, MPI_SUM, win);
-  if (!e)
-    e = MPI_Put(&pr, sizeof pr, MPI_BYTE, q,
-                (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)me * sizeof pr), sizeof pr,
-                MPI_BYTE, win);
-  int u = MPI_Win_unlock(q, win);
-  j->t_comm += mr_now() - t0;
-  if (e || u) return mpi_fail(j, "RMA into a reducer's window", e ? e : u, MR_ERR_RUN);
-  m->applied[q] = round;
+    o->vals[(uint64_t)m->idx[k] - lo] = t->slot[m->list[m->start[q] + k]].count;
   return MR_OK;
 }
 
-/* The task's words (those counted since the last send) grouped by reducer. */
+/* One epoch to every reducer (MPI_Win_lock_all: shared locks, so a
+ * reducer's checkpoint, an exclusive lock on itself, still sees all of a
+ * task or none of it): the reducers' completions are awaited together, not
+ * one reducer after another. */
+static int post(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) {
+  uint64_t slots = m->L.slots;
+  MPI_Aint me = j->rank;
+  double t0 = mr_now();
+  int e = MPI_Win_lock_all(0, win);
+  for (int q = 0; q < j->np && !e; q++) {
+    struct outbox *o = &m->out[q];
+    if (m->applied[q] >= round) continue; /* its checkpoint has this round (restart) */
+    o->pr = (struct w1_prog){round, m->used[q]};
+    if (o->nnew)
+      e = MPI_Put(o->newk, (int)(o->nnew * sizeof *o->newk), MPI_BYTE, q,
+                  (MPI_Aint)(m->L.keys + ((uint64_t)me * slots + o->first) * sizeof *o->newk),
+                  (int)(o->nnew * sizeof *o->newk), MPI_BYTE, win);
+    if (!e && o->span)
+      e = MPI_Accumulate(o->vals, (int)o->span, MPI_UINT64_T, q,
+                         (MPI_Aint)(m->L.counts + ((uint64_t)me * slots + o->lo) * 8),
+                         (int)o->span, MPI_UINT64_T, MPI_SUM, win);
+    if (!e)
+      e = MPI_Put(&o->pr, sizeof o->pr, MPI_BYTE, q,
+                  (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)me * sizeof o->pr),
+                  sizeof o->pr, MPI_BYTE, win);
+  }
+  int u = MPI_Win_unlock_all(win);
+  j->t_comm += mr_now() - t0;
+  if (e || u) return mpi_fail(j, "RMA into the reducers' windows", e ? e : u, MR_ERR_RUN);
+  for (int q = 0; q < j->np; q++)
+    if (m->applied[q] < round) m->applied[q] = round;
+  return MR_OK;
+}
+
 static void group(struct mapper *m, const struct mr_table *t, int np) {
   if (t->used > m->cap) {
     m->cap = t->used * 2;
     m->list = realloc(m->list, m->cap * sizeof *m->list);
     m->idx = realloc(m->idx, m->cap * sizeof *m->idx);
-    m->newk = realloc(m->newk, m->cap * sizeof *m->newk);
   }
   memset(m->start, 0, ((size_t)np + 1) * sizeof *m->start);
   for (uint64_t i = 0; i < t->cap; i++)
@@ -325,6 +349,7 @@ int mr_run_1s(struct mr_job *j) {
   m.used = calloc((size_t)np, sizeof *m.used);
   m.mirror = calloc((size_t)np, sizeof *m.mirror);
   m.start = calloc((size_t)np + 1, sizeof *m.start);
+  m.out = calloc((size_t)np, sizeof *m.out);
   for (int q = 0; q < np; q++) mr_table_init(&m.mirror[q], 1024), m.applied[q] = -1;
   struct mr_table t;
   mr_table_init(&t, 1 << 16);
@@ -345,7 +370,8 @@ int mr_run_1s(struct mr_job *j) {
       failed = mr_map_task(j, task, &t, poke);
       if (!failed) group(&m, &t, np);
       for (int q = 0; q < np && !failed; q++)
-        if (m.applied[q] < (int64_t)round) failed = send(j, &m, win, q, (int64_t)round, &t);
+        if (m.applied[q] < (int64_t)round) failed = prepare(j, &m, q, &t);
+      if (!failed) failed = post(j, &m, win, (int64_t)round);
       if (!failed) /* sent: the words stay in the table for the next task, their counts go */
         for (uint64_t k = 0; k < m.start[np]; k++) t.slot[m.list[k]].count = 0;
     }
@@ -374,7 +400,8 @@ out:
   MPI_Win_free(&win);
   for (int q = 0; q < np; q++) mr_table_free(&m.mirror[q]);
   free(m.applied), free(m.used), free(m.mirror), free(m.start);
-  free(m.list), free(m.idx), free(m.vals), free(m.newk);
+  for (int q = 0; q < np; q++) free(m.out[q].newk), free(m.out[q].vals);
+  free(m.list), free(m.idx), free(m.out);
   mr_table_free(&t);
   return rc;
 }

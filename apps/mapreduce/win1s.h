@@ -13,7 +13,7 @@
  *   counts          np regions of `slots` uint64_t: region p is mapper p's
  *   keys            np regions of `slots` struct w1_key, appended by mapper p
  * Mapper p is the only writer of its region and its w1_prog; in one
- * passive-target epoch (shared lock) it appends its new keys, accumulates
+ * passive-target epoch (shared locks: MPI_Win_lock_all) it appends its new keys, accumulates
  * its task's counts and puts {applied = map round, used}: the reducer's
  * checkpoint (exclusive lock on itself + atomic MPI_Win_sync) sees either
  * all of a task's contribution and its record or none of them. */
