@@ -8,11 +8,12 @@ Run it with --path on the slow file system of tests/tools/slowfs.sh (a loop
 device whose write bandwidth the block I/O cgroup caps at a fraction of the
 local disk's), as root:
 
-    tests/tools/slowfs.sh up bench 0.1
+    SLOWFS_SIZE=8G tests/tools/slowfs.sh up bench 0.1
     python3 bench/run.py --suite ckpt --path /var/tmp/mpisw-slowfs-bench/mnt
     tests/tools/slowfs.sh down bench
 
-(with cgroup v2, run the driver under `slowfs.sh run bench ...` so every
+(8 GiB: fio's limit matrix leaves 3 GiB of files there for the rep's reads;
+with cgroup v2, run the driver under `slowfs.sh run bench ...` so every
 writer is in the capped cgroup). fio measures that file system in the same
 run: the best sequential O_DIRECT write of its quick matrix (psync, libaio and
 io_uring; 1 and 16 MiB; 1 and 32 in flight; 1 and 2 jobs: what it gives at
