@@ -40,7 +40,7 @@
  * memfd part as in the file part, every epoch, with no munmap, madvise or
  * mprotect in between (strace) and whatever UCX_RCACHE_ENABLE says: 64 KiB
  * is where MPICH leaves its eager copy for its large-message protocol. The
- * cause inside MPICH was not found; storage_node_shared=true forces it. Anything missing (ranks on several nodes, one rank, the pager,
+ * cause inside MPICH was not found; storage_node_shared=true forces it. Anything missing (ranks on several nodes, one rank,
  * a pager window larger than its memory, storage_sync=atomic, memory of a Win_create not from MPI_Alloc_mem storage, an MPI without node-shared windows, a window larger than
  * the MPI's shared-memory backing file system, a peer's file that cannot be
  * opened) returns 0 and the caller uses MPI_Win_create. */
