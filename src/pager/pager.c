@@ -34,6 +34,7 @@ static void destroy(struct mpisw_pager *pg) {
   if (pg->pagemap >= 0) close(pg->pagemap);
   if (pg->wake_fd >= 0) close(pg->wake_fd);
   if (pg->dfd >= 0) close(pg->dfd);
+  if (pg->shared_fd >= 0) close(pg->shared_fd);
   if (pg->slots) munmap(pg->slots, (uint64_t)pg->nworkers * pg->block);
   free(pg->fault_buf);
   free(pg->b);
@@ -68,7 +69,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pthread_mutex_init(&pg->jmu, NULL);
   pthread_cond_init(&pg->cv, NULL);
   pthread_cond_init(&pg->qcv, NULL);
-  pg->uffd = pg->pagemap = pg->wake_fd = pg->dfd = -1;
+  pg->uffd = pg->pagemap = pg->wake_fd = pg->dfd = pg->shared_fd = -1;
   pg->addr = addr;
   pg->len = len;
   pg->fd = fd;
@@ -87,6 +88,15 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->ra = o->readahead >= 0 ? o->readahead : (int)(pg->max / 4 < 16 ? pg->max / 4 : 16);
   pg->headroom = (uint64_t)pg->ra + 1 < pg->max / 4 ? (uint64_t)pg->ra + 1 : pg->max / 4;
   if (!pg->headroom) pg->headroom = 1;
+  if (o->shared) { /* every block stays in memory: no read-ahead, no eviction */
+    if (pg->nblocks > pg->max) {
+      mpisw_fail(e, MPISW_K_USAGE, "pager: a shared range must fit in the pager's memory");
+      destroy(pg);
+      return NULL;
+    }
+    pg->ra = 0;
+    pg->headroom = 0;
+  }
   pg->run_write = run_blocks(PAGER_RUN_WRITE_BYTES / pg->block);
   /* reads: the read-ahead window in (at least) 4 requests, one per worker */
   uint64_t ra_quarter = (uint64_t)pg->ra / 4, per_read = PAGER_RUN_READ_BYTES / pg->block;
@@ -102,7 +112,14 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
     destroy(pg);
     return NULL;
   }
-  pg->uffd = mpisw_pager_open_uffd(e);
+  pg->uffd = mpisw_pager_open_uffd(o->shared ? UFFD_FEATURE_WP_HUGETLBFS_SHMEM : 0, e);
+  if (o->shared) {
+    pg->shared_fd = memfd_create("mpisw-pager", MFD_CLOEXEC);
+    if (pg->shared_fd >= 0 && ftruncate(pg->shared_fd, (off_t)len) != 0) {
+      close(pg->shared_fd);
+      pg->shared_fd = -1;
+    }
+  }
   pg->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   pg->wake_fd = eventfd(0, EFD_CLOEXEC);
   pg->b = calloc(pg->nblocks, sizeof *pg->b);
@@ -117,7 +134,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->slots = s == MAP_FAILED ? NULL : s;
   if (pg->uffd < 0 || pg->pagemap < 0 || pg->wake_fd < 0 || !pg->b || !pg->workers ||
       !pg->fault_buf || !pg->fifo.v || !pg->q_evict.v || !pg->q_flush.v || !pg->q_load.v ||
-      !pg->slots) {
+      !pg->slots || (o->shared && pg->shared_fd < 0)) {
     if (pg->uffd >= 0) mpisw_fail(e, MPISW_K_NOMEM, "pager: out of memory or descriptors");
     destroy(pg);
     return NULL;
@@ -128,9 +145,12 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->zero_hash = mpisw_pager_hash_block(pg->fault_buf, pg->block);
   madvise(pg->slots, (uint64_t)pg->nworkers * pg->block, MADV_NOHUGEPAGE);
 
-  /* From here on the range changes: anonymous memory, registered. */
-  void *m = mmap(addr, len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  /* From here on the range changes: anonymous memory (or the shared
+   * memfd), registered. */
+  void *m = pg->shared_fd >= 0
+                ? mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, pg->shared_fd, 0)
+                : mmap(addr, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
   int ok = m != MAP_FAILED, err = ok ? 0 : errno;
   if (ok) madvise(addr, len, MADV_NOHUGEPAGE);
   if (ok && (mpisw_pager_register_range(pg->uffd, addr, len,
@@ -169,6 +189,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
     mpisw_fail(e, MPISW_K_ACCESS, "pager: cannot take over the range: %s", strerror(err));
     return NULL;
   }
+  if (pg->shared_fd >= 0) mpisw_pager_load_all(pg); /* before others map it */
   if (pg->debug)
     fprintf(stderr, "mpisw pager: %llu bytes, %llu blocks of %llu, memory %llu blocks, "
             "read-ahead %d, %d workers, requests up to %u blocks written, %u read\n",
@@ -301,6 +322,7 @@ int mpisw_pager_sync(struct mpisw_pager *pg, struct mpisw_error *e) {
    * write-protected but not yet marked, and return before they are saved. */
   pthread_mutex_lock(&pg->sync_mu);
   pg->njreg = 0;
+  if (pg->shared_fd >= 0) mpisw_pager_find_foreign_writes(pg);
   if (mpisw_pager_scan_written(pg, pg->addr, pg->len, 1, pg->jr ? collect_regions : collect) < 0) {
     pthread_mutex_unlock(&pg->sync_mu);
     return mpisw_fail(e, MPISW_K_IO, "pager: PAGEMAP_SCAN failed: %s", strerror(errno));
@@ -351,6 +373,8 @@ void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s) 
   *s = pg->st;
   pthread_mutex_unlock(&pg->mu);
 }
+
+int mpisw_pager_shared_fd(const struct mpisw_pager *pg) { return pg ? pg->shared_fd : -1; }
 
 uint64_t mpisw_pager_bytes_written(struct mpisw_pager *pg) {
   pthread_mutex_lock(&pg->mu);

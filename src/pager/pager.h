@@ -19,6 +19,9 @@ struct mpisw_pager_opts {
   int readahead;        /* blocks read ahead of a sequential stream; -1: default */
   int debug;            /* statistics and decisions on stderr */
   unsigned access;      /* access_style bits, for the file mapping put back on failure */
+  int shared;           /* 1: the range is a memfd other processes may map (see
+                         * mpisw_pager_shared_fd); it must fit in memory: every
+                         * block is loaded at start and none is evicted */
 };
 
 /* The range [addr, addr+len) (page-aligned, already reserved by the caller)
@@ -67,6 +70,11 @@ struct mpisw_pager_stats {
 /* Waits for loads in flight or queued (call it while the range is idle),
  * then copies the counters; a load's counters always change together. */
 void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s);
+/* The memfd a shared pager's range maps (opts.shared), for other processes
+ * to map at offsets from the range's start; -1 for a private range. Their
+ * writes are found by comparing each block with its file bytes' hash at
+ * every sync (pager_shared.c). The pager closes it when it stops. */
+int mpisw_pager_shared_fd(const struct mpisw_pager *pg);
 /* Bytes written back so far, without waiting for loads (a sync's count). */
 uint64_t mpisw_pager_bytes_written(struct mpisw_pager *pg);
 

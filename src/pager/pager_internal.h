@@ -123,6 +123,7 @@ struct mpisw_pager {
   uint64_t *jpos;       /* per block: 1 + offset in jr->buf of its latest bytes, 0: none */
   uint64_t *jreg;       /* a sync's written regions (start, end pairs), see pager.c */
   uint64_t njreg, capjreg;
+  int shared_fd;        /* opts.shared: the memfd the range maps (pager_shared.c), else -1 */
 };
 
 /* Rings of block numbers (each block in a given ring at most once). */
@@ -164,7 +165,8 @@ int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const 
 int mpisw_pager_journal_sync(struct mpisw_pager *pg, struct mpisw_error *e);
 
 /* ---- pager_kernel.c: userfaultfd and pagemap ---- */
-int mpisw_pager_open_uffd(struct mpisw_error *e);
+/* extra: features wanted beyond asynchronous write-protect and UFFDIO_MOVE */
+int mpisw_pager_open_uffd(uint64_t extra, struct mpisw_error *e);
 int mpisw_pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode);
 int mpisw_pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp);
 int mpisw_pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
@@ -191,6 +193,12 @@ void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i);
 /* A sync's write-back of the adjacent blocks [i, i+n) popped together from
  * the flush queue: one request for those that can be written. */
 void mpisw_pager_flush_run(struct mpisw_pager *pg, uint32_t i, uint32_t n);
+/* ---- pager_shared.c: a range other processes map too (opts.shared) ---- */
+/* Loads every block (before anyone else maps the range). */
+void mpisw_pager_load_all(struct mpisw_pager *pg);
+/* Marks written the blocks whose bytes no longer match their hash (others'
+ * writes), so that the sync's scan writes them back. */
+void mpisw_pager_find_foreign_writes(struct mpisw_pager *pg);
 /* pager_worker.c: a worker thread's loop. */
 void *mpisw_pager_worker_main(void *arg);
 

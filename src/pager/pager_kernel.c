@@ -10,15 +10,14 @@
 
 #include "pager/pager_internal.h"
 
-int mpisw_pager_open_uffd(struct mpisw_error *e) {
+int mpisw_pager_open_uffd(uint64_t extra, struct mpisw_error *e) {
   int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return mpisw_fail(e, MPISW_K_ACCESS, "userfaultfd unavailable: %s%s", strerror(errno),
                       errno == EPERM ? " (needs CAP_SYS_PTRACE or vm.unprivileged_userfaultfd=1)" : "");
-  struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE};
-  if (ioctl(fd, UFFDIO_API, &api) != 0 ||
-      (api.features & (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE)) !=
-          (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE)) {
+  uint64_t want = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_MOVE | extra;
+  struct uffdio_api api = {.api = UFFD_API, .features = want};
+  if (ioctl(fd, UFFDIO_API, &api) != 0 || (api.features & want) != want) {
     close(fd);
     return mpisw_fail(e, MPISW_K_ACCESS,
                       "userfaultfd lacks asynchronous write-protect or UFFDIO_MOVE "
@@ -28,7 +27,7 @@ int mpisw_pager_open_uffd(struct mpisw_error *e) {
 }
 
 int mpisw_pager_probe(struct mpisw_error *e) {
-  int fd = mpisw_pager_open_uffd(e);
+  int fd = mpisw_pager_open_uffd(0, e);
   if (fd < 0) return -1;
   close(fd);
   int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);

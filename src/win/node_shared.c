@@ -25,9 +25,13 @@
  * MPI_Win_create over MPI_Alloc_mem storage (the user's buffer stays where
  * it is; peers map the same file and memfd pages). A rank's bytes need not
  * start on a page: the shift covers the offset inside the first page.
- * Pager windows stay on MPI_Win_create: their pages are the pager's private
- * anonymous memory, filled by userfaultfd in the owner only, which no other
- * process can map.
+ * A pager window (storage_backend=pager) takes the route when its pager
+ * pages a memfd (pager_glue.c: a storage part the pager holds whole): the
+ * memfd takes the file's place, mapped like a memory part. A larger pager
+ * window keeps the pager's private anonymous memory, which no other process
+ * can map, and MPI_Win_create: on Open MPI osc/ucx, which with UCX_TLS=
+ * ^sysv,posix (the tests' and benchmarks' setting, docs/TROUBLESHOOTING.md)
+ * carries every put and get as TCP messages the target answers.
  *
  * Used by default with Open MPI only: MPICH 4.0's own MPI_Win_create path is
  * already as fast as its memory windows here, and on this route its
@@ -36,8 +40,8 @@
  * memfd part as in the file part, every epoch, with no munmap, madvise or
  * mprotect in between (strace) and whatever UCX_RCACHE_ENABLE says: 64 KiB
  * is where MPICH leaves its eager copy for its large-message protocol. The
- * cause inside MPICH was not found; storage_node_shared=true forces it. Anything missing (ranks on several nodes, one rank, the pager,
- * storage_sync=atomic, memory of a Win_create not from MPI_Alloc_mem storage, an MPI without node-shared windows, a window larger than
+ * cause inside MPICH was not found; storage_node_shared=true forces it. Anything missing (ranks on several nodes, one rank,
+ * a pager window larger than its memory, storage_sync=atomic, memory of a Win_create not from MPI_Alloc_mem storage, an MPI without node-shared windows, a window larger than
  * the MPI's shared-memory backing file system, a peer's file that cannot be
  * opened) returns 0 and the caller uses MPI_Win_create. */
 #include <fcntl.h>
@@ -49,6 +53,7 @@
 #include <unistd.h>
 
 #include "core/unique.h"
+#include "pager/pager.h"
 #include "win/internal.h"
 
 #ifdef OPEN_MPI
@@ -68,6 +73,7 @@ struct peer {
   uint64_t file_at, file_len, file_off;
   int32_t pid, mem_fd, file_fd; /* peers open /proc/<pid>/fd/<fd>: unlinked files too */
   uint32_t access;    /* access_style, applied to every mapping of the file */
+  uint32_t file_is_mem; /* the storage piece is a shared pager's memfd, not the file */
 };
 
 static int wanted(const struct mpisw_hints *h) {
@@ -89,10 +95,18 @@ void mpisw_node_route_expect(struct mpisw_hints *h, MPI_Comm comm) {
   h->node_route = one && wanted(h);
 }
 
+/* What holds a placement's storage part: a shared pager's memfd, else the
+ * file (a private pager: -1 for the memfd, and the file is not it). */
+static int pager_fd(const struct mpisw_place *p) { return mpisw_pager_shared_fd(p->pager); }
+static int storage_fd(const struct mpisw_place *p) {
+  return p->pager ? pager_fd(p) : p->file.fd;
+}
+
 /* A placement whose pages peers can map (the memory part becomes a memfd
  * once every rank agrees). */
 static int mappable(const struct mpisw_place *p) {
-  return wanted(&p->h) && !p->pager && !p->atomic; /* atomic: a private mapping */
+  /* atomic: a private mapping; a pager: only with shared pages */
+  return wanted(&p->h) && (!p->pager || pager_fd(p) >= 0) && !p->atomic;
 }
 
 /* Intersection of [lo, hi) with a piece of the layout [at, at+len). */
@@ -115,7 +129,8 @@ static void describe(struct peer *pr, const struct mpisw_place *p, uint64_t from
   pr->disp_unit = disp_unit;
   pr->pid = (int32_t)getpid();
   pr->mem_fd = p->shm_fd;
-  pr->file_fd = p->file.fd;
+  pr->file_fd = storage_fd(p);
+  pr->file_is_mem = p->pager != NULL;
   pr->access = p->h.access;
   if (size <= 0) return;
   uint64_t lo = from / page * page, hi = (from + len + page - 1) / page * page;
@@ -124,7 +139,7 @@ static void describe(struct peer *pr, const struct mpisw_place *p, uint64_t from
   cut(lo, hi, l->map_mem_at, l->map_mem_len, &pr->mem_at, &pr->mem_len, &skip);
   pr->mem_off = skip;
   cut(lo, hi, l->map_file_at, l->map_file_len, &pr->file_at, &pr->file_len, &skip);
-  pr->file_off = l->map_file_off + skip;
+  pr->file_off = (pr->file_is_mem ? 0 : l->map_file_off) + skip; /* the memfd: from the range */
 }
 
 /* Maps one piece of a peer's bytes at addr: its own descriptor when this
@@ -163,7 +178,7 @@ static int map_peer(char *seg, MPI_Aint seg_size, const struct peer *pr, int own
                 0, 0))
     return -1;
   return map_piece(start + pr->file_at, pr->file_len, pr->pid, pr->file_fd, own_file,
-                   pr->file_off, pr->access, 1);
+                   pr->file_off, pr->access, !pr->file_is_mem);
 }
 
 /* Open MPI backs its shared windows with a sparse file in /dev/shm and
@@ -215,7 +230,7 @@ static int map_all(struct mpisw_win *w, MPI_Win win, int n, const struct peer *a
     char *b = NULL;
     int mine = same_files || r == w->rank;
     if (mpisw_next.Win_shared_query(win, r, &sz, &du, &b) != MPI_SUCCESS) failed = 1;
-    else failed = map_peer(b, sz, &all[r], mine && own ? own->file.fd : -1,
+    else failed = map_peer(b, sz, &all[r], mine && own ? storage_fd(own) : -1,
                            mine && own ? own->shm_fd : -1, &w->ns_shift[r]);
     w->seg_size[r] = (MPI_Aint)all[r].size;
     w->seg_disp[r] = (MPI_Aint)all[r].disp_unit;
