@@ -94,6 +94,10 @@ struct mapper {
   uint32_t *list;   /* task table slots, grouped by reducer */
   uint64_t *start;  /* np + 1 group starts */
   int *idx;
+  /* per task table slot: its word's index in its reducer's region for us
+   * (UINT32_MAX: look it up in mirror), kept while the table keeps its size */
+  uint32_t *ridx;
+  uint64_t ridx_cap;
   struct outbox *out; /* per reducer: what this task sends it */
   size_t cap;
 };
@@ -114,23 +118,28 @@ static int prepare(struct mr_job *j, struct mapper *m, int q, const struct mr_ta
     o->newk = realloc(o->newk, o->kcap * sizeof *o->newk);
   }
   for (uint64_t k = 0; k < n; k++) {
-    const struct mr_rec *e = &t->slot[m->list[m->start[q] + k]];
-    struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
-    if (!s) {
-      if (m->used[q] == slots) {
-        snprintf(j->err, sizeof j->err, "reducer %d's region for this mapper is full (%llu "
-                 "words): raise --slots", q, (unsigned long long)slots);
-        return MR_ERR_FULL;
+    uint32_t i = m->list[m->start[q] + k];
+    uint64_t at = m->ridx[i];
+    if (at == UINT32_MAX) { /* first time this slot's word is sent since the table grew */
+      const struct mr_rec *e = &t->slot[i];
+      struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
+      if (!s) {
+        if (m->used[q] == slots) {
+          snprintf(j->err, sizeof j->err, "reducer %d's region for this mapper is full (%llu "
+                   "words): raise --slots", q, (unsigned long long)slots);
+          return MR_ERR_FULL;
+        }
+        s = mr_table_get(&m->mirror[q], e->hash, NULL);
+        s->count = m->used[q]++;
+        o->newk[o->nnew].hash = e->hash;
+        memcpy(o->newk[o->nnew].word, e->word, sizeof e->word);
+        o->nnew++;
       }
-      s = mr_table_get(&m->mirror[q], e->hash, NULL);
-      s->count = m->used[q]++;
-      o->newk[o->nnew].hash = e->hash;
-      memcpy(o->newk[o->nnew].word, e->word, sizeof e->word);
-      o->nnew++;
+      at = m->ridx[i] = (uint32_t)s->count;
     }
-    m->idx[k] = (int)s->count;
-    if (s->count < lo) lo = s->count;
-    if (s->count > hi) hi = s->count;
+    m->idx[k] = (int)at;
+    if (at < lo) lo = at;
+    if (at > hi) hi = at;
   }
   o->lo = lo, o->span = n ? hi - lo + 1 : 0;
   if (o->span > o->vcap) {
@@ -182,6 +191,11 @@ static void group(struct mapper *m, const struct mr_table *t, int np) {
     m->cap = t->used * 2;
     m->list = realloc(m->list, m->cap * sizeof *m->list);
     m->idx = realloc(m->idx, m->cap * sizeof *m->idx);
+  }
+  if (t->cap != m->ridx_cap) { /* the table grew: its words moved */
+    m->ridx_cap = t->cap;
+    m->ridx = realloc(m->ridx, m->ridx_cap * sizeof *m->ridx);
+    memset(m->ridx, 0xff, m->ridx_cap * sizeof *m->ridx); /* UINT32_MAX: not known */
   }
   memset(m->start, 0, ((size_t)np + 1) * sizeof *m->start);
   for (uint64_t i = 0; i < t->cap; i++)
@@ -401,7 +415,7 @@ out:
   for (int q = 0; q < np; q++) mr_table_free(&m.mirror[q]);
   free(m.applied), free(m.used), free(m.mirror), free(m.start);
   for (int q = 0; q < np; q++) free(m.out[q].newk), free(m.out[q].vals);
-  free(m.list), free(m.idx), free(m.out);
+  free(m.list), free(m.idx), free(m.out), free(m.ridx);
   mr_table_free(&t);
   return rc;
 }
