@@ -49,7 +49,8 @@ PATH_ARG = {"cio_cube", "cio_btio", "cio_sim"}
 SIDES = "otp,latp,tatp,romio,romio-aa"
 ROUNDS = 2
 ONE_NODE_ROUNDS = 6  # one node's calls take ~0.1 s: more rounds against the noise
-ONE_NODE = (("cio_cube", 2, "192"), ("cio_cube", 4, "192"), ("cio_btio", 4, "96"))
+# one node: calls of 0.1-0.5 s (192^3 doubles took 10-35 ms, within the noise)
+ONE_NODE = (("cio_cube", 2, "320"), ("cio_cube", 4, "320"), ("cio_btio", 4, "160"))
 NODE_RATE, CORE_RATE = "1gbit", "200mbit"
 SIM = (("cio_cube", 8, "128", "packed", "packed:2", None),
        ("cio_cube", 8, "128", "scattered", "scatter", "shuffle:1"),
