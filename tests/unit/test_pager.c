@@ -171,12 +171,14 @@ struct streamer {
   uint64_t from, to;
   int stop; /* atomic: set by the main thread */
   unsigned long sum;
+  int once; /* one pass, not until stop */
 };
 
 static void *stream_read(void *arg) {
   struct streamer *s = arg;
-  while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
-    for (uint64_t i = s->from; i < s->to && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); i += 4096) s->sum += (unsigned char)s->a[i];
+  for (int pass = 0; !__atomic_load_n(&s->stop, __ATOMIC_RELAXED) && !(s->once && pass); pass++)
+    for (uint64_t i = s->from; i < s->to && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); i += 4096)
+      s->sum += (unsigned char)__atomic_load_n(&s->a[i], __ATOMIC_RELAXED); /* writers may be there */
   return NULL;
 }
 
@@ -184,17 +186,19 @@ struct writer {
   char *a;
   uint64_t from, to;
   unsigned seed;
+  int writes; /* random ones, before the regular ones */
 };
 
 static void *write_random(void *arg) {
   struct writer *w = arg;
   unsigned x = w->seed;
-  for (int k = 0; k < 20000; k++) {
+  for (int k = 0; k < w->writes; k++) {
     x = x * 1103515245u + 12345u;
     uint64_t i = w->from + (x >> 4) % (w->to - w->from);
-    w->a[i] = (char)pattern(i, 9);
+    __atomic_store_n(&w->a[i], (char)pattern(i, 9), __ATOMIC_RELAXED); /* a reader may be there */
   }
-  for (uint64_t i = w->from; i < w->to; i += 512) w->a[i] = (char)pattern(i, 9);
+  for (uint64_t i = w->from; i < w->to; i += 512)
+    __atomic_store_n(&w->a[i], (char)pattern(i, 9), __ATOMIC_RELAXED);
   return NULL;
 }
 
@@ -207,9 +211,10 @@ static void concurrent(int fresh) {
   struct mpisw_pager *pg = start(a, LEN, fd, LEN, fresh ? 0 : LEN, 6 * BLOCK);
   CHECK(pg != NULL);
   if (!pg) return;
-  struct writer w[2] = {{a, 0, LEN / 2, 1}, {a, LEN / 2, LEN, 2}};
-  /* a reader ahead of the writers: read faults, so zero pages when fresh */
-  struct streamer st = {a, 0, LEN, 0, 0};
+  int writes = fresh ? 2000 : 20000; /* fresh: the race at the zero pages' arrival */
+  struct writer w[2] = {{a, 0, LEN / 2, 1, writes}, {a, LEN / 2, LEN, 2, writes}};
+  /* a reader beside the writers: read faults, so zero pages when fresh */
+  struct streamer st = {a, 0, LEN, 0, 0, 1};
   pthread_t t[2], r;
   pthread_create(&r, NULL, stream_read, &st);
   for (int k = 0; k < 2; k++) pthread_create(&t[k], NULL, write_random, &w[k]);
@@ -282,7 +287,7 @@ static void test_move_failures(void) {
   struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 8 * BLOCK);
   CHECK(pg != NULL);
   if (!pg) return;
-  struct streamer st = {a, 8 * BLOCK, LEN, 0, 0};
+  struct streamer st = {a, 8 * BLOCK, LEN, 0, 0, 0};
   pthread_t t;
   pthread_create(&t, NULL, stream_read, &st);
   unsigned char *f = malloc(8 * BLOCK);
