@@ -32,13 +32,6 @@ void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg) {
   }
 }
 
-/* The hash of block bytes [p, p+n) moved out of the window: without reading
- * them when they are all zero pages (fresh blocks that were only read). */
-static uint64_t block_hash(struct mpisw_pager *pg, char *p, uint64_t n) {
-  if (!mpisw_pager_all_zero_pages(pg, p, n)) return mpisw_pager_hash_block(p, n);
-  return n == pg->block ? pg->zero_hash : mpisw_pager_hash_block(pg->zero_buf, n);
-}
-
 /* Block i could not be moved out (pages pinned, or shared with a forked
  * child): back into the window whole, kept beyond the budget (F_STUCK), and
  * written in place if it changed (or a sync counted on this eviction). */
@@ -141,8 +134,8 @@ void mpisw_pager_evict_run(struct mpisw_pager *pg, uint32_t i, uint32_t n, char 
     pthread_mutex_unlock(&pg->mu);
     uint64_t t0 = pager_clock(pg);
     if (!dirty[k])
-      dirty[k] = refl || block_hash(pg, slot + (uint64_t)k * pg->block,
-                                    pager_block_bytes(pg, i + k)) != bl->hash;
+      dirty[k] = refl || mpisw_pager_hash_block(slot + (uint64_t)k * pg->block,
+                                                pager_block_bytes(pg, i + k)) != bl->hash;
     pager_timed(pg, PT_HASH, t0);
     if (readerr && dirty[k]) /* its zeros must not replace the file's data */
       mpisw_pager_set_error(pg, EIO, "write-back of a block the file could not be read into");

@@ -8,21 +8,20 @@
 
 #include "pager/pager_internal.h"
 
-/* Block i's bytes are in buf (read, or zeros for a fresh block; NULL: zero
- * pages for a fresh block a read fault asks for; rc: the read's error, got:
- * bytes the file gave, h: their hash): into the window, then PRESENT. */
+/* Block i's bytes are in buf (read, or zeros for a fresh block; rc: the
+ * read's error, got: bytes the file gave, h: their hash): into the window,
+ * then PRESENT. */
 static void install(struct mpisw_pager *pg, uint64_t i, const char *buf, int fresh, int rc,
                     uint64_t got, uint64_t h, int for_write) {
   struct block *bl = &pg->b[i];
   uint64_t n = pager_block_bytes(pg, i);
   char *dst = pg->addr + i * pg->block;
   uint64_t t0 = pager_clock(pg);
-  int crc = buf ? mpisw_pager_uffd_copy(pg, dst, buf, n, !for_write)
-                : mpisw_pager_zero_fill(pg, dst, n);
+  int crc = mpisw_pager_uffd_copy(pg, dst, buf, n, !for_write);
   pager_timed(pg, PT_FILL, t0);
   if (crc && pg->debug) fprintf(stderr, "mpisw pager: filling block %llu: %s\n", (unsigned long long)i, strerror(crc));
   if (crc && crc != ENOENT && crc != ESRCH)
-    mpisw_pager_set_error(pg, crc, buf ? "UFFDIO_COPY" : "UFFDIO_ZEROPAGE");
+    mpisw_pager_set_error(pg, crc, "UFFDIO_COPY");
   pthread_mutex_lock(&pg->mu);
   bl->hash = h;
   bl->state = PRESENT;
@@ -64,9 +63,7 @@ void mpisw_pager_load(struct mpisw_pager *pg, uint64_t i, char *buf, int for_wri
   const char *src = buf;
   if (fresh) {
     if (n != pg->block) h = mpisw_pager_hash_block(pg->zero_buf, n);
-    /* read: zero pages, nothing allocated or copied; written (a write
-     * fault, or announced): real pages, installed writable at once */
-    src = for_write ? pg->zero_buf : NULL;
+    src = pg->zero_buf;
   } else {
     if (pg->debug > 1) fprintf(stderr, "pager: read block %llu\n", (unsigned long long)i);
     uint64_t t0 = pager_clock(pg);

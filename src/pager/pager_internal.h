@@ -26,9 +26,6 @@ struct uffdio_move {
 #define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
 #define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
 #endif
-#ifndef PAGE_IS_PFNZERO
-#define PAGE_IS_PFNZERO (1 << 5) /* PAGEMAP_SCAN: the shared zero page is mapped */
-#endif
 
 /* The pager's threads hash, write back and touch the application's window
  * pages while the application may be writing them: by design, since
@@ -210,11 +207,6 @@ int mpisw_pager_journal_sync(struct mpisw_pager *pg, struct mpisw_error *e);
 int mpisw_pager_open_uffd(struct mpisw_error *e);
 int mpisw_pager_register_range(int uffd, char *p, uint64_t n, uint64_t mode);
 int mpisw_pager_uffd_copy(struct mpisw_pager *pg, char *dst, const char *src, uint64_t n, int wp);
-/* Zero pages, write-protected, then wakes the range; 0 or errno. */
-int mpisw_pager_zero_fill(struct mpisw_pager *pg, char *p, uint64_t n);
-/* 1 if every page of [p, p+n) is missing or the zero page (its bytes are
- * zeros, known without reading them), else 0. */
-int mpisw_pager_all_zero_pages(struct mpisw_pager *pg, char *p, uint64_t n);
 int mpisw_pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int reprotect,
                        void (*each)(struct mpisw_pager *, const struct page_region *, long));
 int mpisw_pager_move(struct mpisw_pager *pg, char *dst, char *src, uint64_t len, uint64_t mode,

@@ -135,54 +135,6 @@ int mpisw_pager_scan_written(struct mpisw_pager *pg, char *p, uint64_t n, int re
   return pm_walk(pg, p, n, q, on_written, &w);
 }
 
-/* A pm_walk callback for "is there any such page?": stops at the first. */
-static int first_region(struct mpisw_pager *pg, const struct page_region *v, long r, void *arg) {
-  (void)pg;
-  (void)v;
-  (void)r;
-  (void)arg;
-  return 1;
-}
-
-/* Zero pages over [p, p+n) (missing pages; a page already there is left
- * alone), write-protected, then wakes the faulting threads: a fresh block a
- * read fault asks for costs no memory and no copy, and a write to one of
- * its pages takes a page of its own then and counts as written. A write
- * that lands between the zero page's arrival and its write-protection
- * would be missed by the written-page scan: such pages (present, no longer
- * the zero page) are marked written again. 0 or errno. */
-int mpisw_pager_zero_fill(struct mpisw_pager *pg, char *p, uint64_t n) {
-  uint64_t done = 0;
-  while (done < n) {
-    struct uffdio_zeropage z = {.range = {.start = (uintptr_t)(p + done), .len = n - done},
-                                .mode = UFFDIO_ZEROPAGE_MODE_DONTWAKE};
-    if (ioctl(pg->uffd, UFFDIO_ZEROPAGE, &z) == 0) break;
-    if (z.zeropage > 0) done += (uint64_t)z.zeropage;
-    else if (errno == EEXIST) done += 4096; /* a page is there already: skip it */
-    else if (errno != EAGAIN) return errno;
-  }
-  /* (write-protecting never wakes; the kernel refuses DONTWAKE with it) */
-  struct uffdio_writeprotect w = {.range = {.start = (uintptr_t)p, .len = n},
-                                  .mode = UFFDIO_WRITEPROTECT_MODE_WP};
-  int rc = ioctl(pg->uffd, UFFDIO_WRITEPROTECT, &w) ? errno : 0;
-  struct pm_scan_arg q = {.category_inverted = PAGE_IS_PFNZERO,
-                          .category_mask = PAGE_IS_PFNZERO | PAGE_IS_PRESENT,
-                          .return_mask = PAGE_IS_PRESENT, .max_pages = 1};
-  if (rc || pm_walk(pg, p, n, q, first_region, NULL) != 0)
-    mpisw_pager_unprotect(pg, p, n); /* written already, or unknown: all count as written */
-  struct uffdio_range r = {.start = (uintptr_t)p, .len = n};
-  ioctl(pg->uffd, UFFDIO_WAKE, &r);
-  return 0;
-}
-
-int mpisw_pager_all_zero_pages(struct mpisw_pager *pg, char *p, uint64_t n) {
-  struct pm_scan_arg q = {.category_inverted = PAGE_IS_PFNZERO,
-                          .category_mask = PAGE_IS_PFNZERO,
-                          .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-                          .return_mask = PAGE_IS_PRESENT, .max_pages = 1};
-  return pm_walk(pg, p, n, q, first_region, NULL) == 0;
-}
-
 /* Calls each on the regions of [p, p+n) that hold pages (in memory or
  * swapped out), a batch at a time. */
 static void each_page_region(struct mpisw_pager *pg, char *p, uint64_t n,
