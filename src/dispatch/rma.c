@@ -37,8 +37,9 @@
 
 /* Blocks a put covers whole are zero-filled instead of read
  * (src/win/pager_glue.c). */
-static inline void put_hint(MPI_Win win, int tr, MPI_Aint td, MPI_Count tc, MPI_Datatype tdt) {
-  if (mpisw_pager_windows && !mpisw_disabled) mpisw_pager_put_hint(win, tr, td, tc, tdt);
+static inline void put_hint(MPI_Count oc, MPI_Datatype odt, MPI_Win win, int tr, MPI_Aint td,
+                            MPI_Count tc, MPI_Datatype tdt) {
+  if (mpisw_pager_windows && !mpisw_disabled) mpisw_pager_put_hint(oc, odt, win, tr, td, tc, tdt);
 }
 
 /* Bytes written into another rank's storage, for its remote sync
@@ -50,7 +51,7 @@ static inline void note(MPI_Win win, int tr, MPI_Aint td, MPI_Count tc, MPI_Data
 int mpisw_do_Put(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                  MPI_Count tc, MPI_Datatype tdt, MPI_Win win, int large) {
   ROUTE("MPI_Put", large);
-  put_hint(win, tr, td, tc, tdt);
+  put_hint(oc, odt, win, tr, td, tc, tdt);
   note(win, tr, td, tc, tdt);
   return mpisw_mpi_Put(oa, oc, odt, tr, td, tc, tdt, win, large);
 }
@@ -58,7 +59,7 @@ int mpisw_do_Put(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Ain
 int mpisw_do_Rput(const void *oa, MPI_Count oc, MPI_Datatype odt, int tr, MPI_Aint td,
                   MPI_Count tc, MPI_Datatype tdt, MPI_Win win, MPI_Request *req, int large) {
   ROUTE("MPI_Rput", large);
-  put_hint(win, tr, td, tc, tdt);
+  put_hint(oc, odt, win, tr, td, tc, tdt);
   note(win, tr, td, tc, tdt);
   return mpisw_mpi_Rput(oa, oc, odt, tr, td, tc, tdt, win, req, large);
 }

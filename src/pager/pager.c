@@ -35,8 +35,9 @@ static void destroy(struct mpisw_pager *pg) {
   if (pg->wake_fd >= 0) close(pg->wake_fd);
   if (pg->dfd >= 0) close(pg->dfd);
   if (pg->shared_fd >= 0) close(pg->shared_fd);
-  if (pg->slots) munmap(pg->slots, (uint64_t)pg->nworkers * pg->block);
+  if (pg->slots) munmap(pg->slots, pg->slots_len);
   free(pg->fault_buf);
+  if (pg->zero_buf) munmap((void *)pg->zero_buf, pg->block);
   free(pg->b);
   free(pg->workers);
   free(pg->fifo.v);
@@ -78,6 +79,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   pg->data_end = data_end;
   pg->zero_from = zero_from;
   pg->debug = o->debug;
+  pg->t_start = pager_clock(pg);
   pg->block = o->block ? o->block : 2u << 20;
   pg->nblocks = (len + pg->block - 1) / pg->block;
   pg->nworkers = o->workers > 0 ? o->workers : 4;
@@ -98,6 +100,9 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
     pg->headroom = 0;
   }
   pg->run_write = run_blocks(PAGER_RUN_WRITE_BYTES / pg->block);
+  /* evictions in batches of up to a write's blocks, an eighth of the budget */
+  pg->evict_batch = pg->max / 8 < pg->run_write ? pg->max / 8 : pg->run_write;
+  if (!pg->evict_batch) pg->evict_batch = 1;
   /* reads: the read-ahead window in (at least) 4 requests, one per worker */
   uint64_t ra_quarter = (uint64_t)pg->ra / 4, per_read = PAGER_RUN_READ_BYTES / pg->block;
   pg->run_read = run_blocks(per_read < ra_quarter ? per_read : ra_quarter);
@@ -129,21 +134,24 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   ring_init(&pg->q_evict, pg->nblocks);
   ring_init(&pg->q_flush, pg->nblocks);
   ring_init(&pg->q_load, pg->nblocks);
-  void *s = mmap(NULL, (uint64_t)pg->nworkers * pg->block, PROT_READ | PROT_WRITE,
+  /* each worker's slot holds the largest eviction, a run of blocks */
+  pg->slots_len = (uint64_t)pg->nworkers * pg->run_write * pg->block;
+  void *s = mmap(NULL, pg->slots_len, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   pg->slots = s == MAP_FAILED ? NULL : s;
+  void *z = mmap(NULL, pg->block, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  pg->zero_buf = z == MAP_FAILED ? NULL : z;
   if (pg->uffd < 0 || pg->pagemap < 0 || pg->wake_fd < 0 || !pg->b || !pg->workers ||
       !pg->fault_buf || !pg->fifo.v || !pg->q_evict.v || !pg->q_flush.v || !pg->q_load.v ||
-      !pg->slots || (o->shared && pg->shared_fd < 0)) {
+      !pg->slots || !pg->zero_buf || (o->shared && pg->shared_fd < 0)) {
     if (pg->uffd >= 0) mpisw_fail(e, MPISW_K_NOMEM, "pager: out of memory or descriptors");
     destroy(pg);
     return NULL;
   }
   for (uint64_t i = 0; i < pg->nblocks; i++)
     if (file_off + i * pg->block < zero_from) pg->b[i].flags = F_ONFILE;
-  memset(pg->fault_buf, 0, pg->block);
-  pg->zero_hash = mpisw_pager_hash_block(pg->fault_buf, pg->block);
-  madvise(pg->slots, (uint64_t)pg->nworkers * pg->block, MADV_NOHUGEPAGE);
+  pg->zero_hash = mpisw_pager_hash_block(pg->zero_buf, pg->block);
+  madvise(pg->slots, pg->slots_len, MADV_NOHUGEPAGE);
 
   /* From here on the range changes: anonymous memory (or the shared
    * memfd), registered. */
@@ -155,7 +163,7 @@ struct mpisw_pager *mpisw_pager_start(char *addr, uint64_t len, int fd, uint64_t
   if (ok) madvise(addr, len, MADV_NOHUGEPAGE);
   if (ok && (mpisw_pager_register_range(pg->uffd, addr, len,
                             UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP) ||
-             mpisw_pager_register_range(pg->uffd, pg->slots, (uint64_t)pg->nworkers * pg->block,
+             mpisw_pager_register_range(pg->uffd, pg->slots, pg->slots_len,
                             UFFDIO_REGISTER_MODE_MISSING))) {
     ok = 0;
     err = errno;
@@ -360,9 +368,26 @@ void mpisw_pager_will_overwrite(struct mpisw_pager *pg, const void *addr, uint64
   if (a - base + len == pg->len) to = pg->nblocks; /* a short last block counts */
   if (from >= to) return; /* covers no block whole: the usual put, no lock */
   pthread_mutex_lock(&pg->mu);
-  for (uint64_t i = from; i < to; i++)
-    if (pg->b[i].state == ABSENT) pg->b[i].flags |= F_OVERWRITE;
+  for (uint64_t i = from; i < to; i++) {
+    struct block *bl = &pg->b[i];
+    bl->flags |= F_PUTWHOLE;
+    if (bl->state != ABSENT) continue;
+    /* zero-filled, not read; the workers bring them in (writable) while
+     * the writer fills the first, so it waits for none of the others */
+    bl->flags |= F_OVERWRITE;
+    bl->flags &= ~(unsigned)F_LOADGONE; /* queued already: wanted again */
+    if (!(bl->flags & F_LOADQ)) {
+      bl->flags |= F_LOADQ;
+      ring_push(&pg->q_load, (uint32_t)i);
+    }
+  }
+  pthread_cond_broadcast(&pg->qcv);
   pthread_mutex_unlock(&pg->mu);
+  /* Pages already in memory (read ahead, or kept since) are marked written
+   * now, as the write will mark them: one call instead of a write-protect
+   * fault per page. Harmless wherever no page is (missing pages stay so). */
+  uint64_t end = to * pg->block < pg->len ? to * pg->block : pg->len;
+  mpisw_pager_unprotect(pg, pg->addr + from * pg->block, end - from * pg->block);
 }
 
 void mpisw_pager_get_stats(struct mpisw_pager *pg, struct mpisw_pager_stats *s) {
@@ -407,6 +432,12 @@ void mpisw_pager_stop(struct mpisw_pager *pg) {
             (unsigned long long)s.evictions, (unsigned long long)s.move_failures,
             (unsigned long long)s.writebacks,
             s.bytes_read / 1048576.0, s.bytes_written / 1048576.0);
+    static const char *const stage[PT_N] = {"fault waits", "reads", "fills", "hashes",
+                                            "scans", "moves", "writes", "frees"};
+    fprintf(stderr, "mpisw pager: seconds (summed over threads) over %.3f s:",
+            (pager_clock(pg) - pg->t_start) / 1e9);
+    for (int k = 0; k < PT_N; k++) fprintf(stderr, " %s %.3f", stage[k], pg->t_ns[k] / 1e9);
+    fputc('\n', stderr);
   }
   struct uffdio_range r = {.start = (uintptr_t)pg->addr, .len = pg->len};
   ioctl(pg->uffd, UFFDIO_UNREGISTER, &r);

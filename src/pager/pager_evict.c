@@ -10,10 +10,14 @@
 
 #include "pager/pager_internal.h"
 
-/* Queues evictions until the blocks that stay fit with headroom. */
+/* Queues evictions when the blocks that stay would not fit with headroom,
+ * then down to a batch below that (a low watermark): adjacent blocks leave
+ * together, in one write, and the next loads find room without waiting. */
 void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg) {
-  uint64_t tries = pg->fifo.n;
-  while (pg->held - pg->evq + pg->headroom > pg->max + pg->stuck && pg->fifo.n && tries--) {
+  uint64_t limit = pg->max + pg->stuck;
+  if (pg->held - pg->evq + pg->headroom <= limit) return;
+  uint64_t low = limit - (pg->evict_batch - 1), tries = pg->fifo.n;
+  while (pg->held - pg->evq + pg->headroom > low && pg->fifo.n && tries--) {
     uint32_t i = ring_pop(&pg->fifo);
     struct block *bl = &pg->b[i];
     /* a sync writes it now: later; an unwritable block waits for a sync */
@@ -28,69 +32,51 @@ void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg) {
   }
 }
 
-void mpisw_pager_evict_block(struct mpisw_pager *pg, uint32_t i, char *slot) {
+/* Block i could not be moved out (pages pinned, or shared with a forked
+ * child): back into the window whole, kept beyond the budget (F_STUCK), and
+ * written in place if it changed (or a sync counted on this eviction). */
+static void keep_unmovable(struct mpisw_pager *pg, uint32_t i, char *slot, int dirty) {
   struct block *bl = &pg->b[i];
   char *src = pg->addr + (uint64_t)i * pg->block;
   uint64_t n = pager_block_bytes(pg, i);
+  if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
+  mpisw_pager_move_back(pg, slot, src, n);
   pthread_mutex_lock(&pg->mu);
-  bl->state = EVICTING;
-  bl->flags &= ~(unsigned)F_EVICTQ;
-  pg->evq--;
-  pg->nevicting++;
+  int first = !(bl->flags & F_STUCK);
   pthread_mutex_unlock(&pg->mu);
-  int dirty = mpisw_pager_scan_written(pg, src, n, 0, NULL) != 0; /* errors count as dirty */
-  int moved = mpisw_pager_move(pg, slot, src, n, UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES, 100) == 0;
-  if (!moved) { /* pinned or shared pages: keep the block */
-    if (pg->debug) fprintf(stderr, "mpisw pager: UFFDIO_MOVE of block %u: %s\n", i, strerror(errno));
-    mpisw_pager_move_back(pg, slot, src, n);
-    pthread_mutex_lock(&pg->mu);
-    int first = !(bl->flags & F_STUCK);
-    pthread_mutex_unlock(&pg->mu);
-    /* Pages shared copy-on-write with a forked child can be moved once they
-     * are this process's own; make them so while the block is still ours. */
-    if (first) {
-      PAGER_WINDOW_ACCESS_BEGIN(); /* atomic adds of zero beside the application's writes */
-      mpisw_pager_touch_present(pg, src, n);
-      PAGER_WINDOW_ACCESS_END();
-    }
-    pthread_mutex_lock(&pg->mu);
-    bl->state = PRESENT;
-    ring_push(&pg->fifo, i);
-    /* Written, or a sync counted on this eviction: write it in place (a
-     * block the file could not be read into: flush() reports the error). */
-    if (dirty || (bl->flags & F_REFLUSH)) {
-      bl->flags = (unsigned)((bl->flags & ~F_REFLUSH) | F_FLUSHING);
-      pg->flush_pending++;
-      ring_push(&pg->q_flush, i);
-      pthread_cond_signal(&pg->qcv);
-    }
-    if (!(bl->flags & F_STUCK)) { /* faults must not wait for it */
-      bl->flags |= F_STUCK;
-      pg->stuck++;
-    }
-    pg->nevicting--;
-    pg->st.move_failures++;
-    pthread_cond_broadcast(&pg->cv);
-    pthread_mutex_unlock(&pg->mu);
-    return;
+  /* Pages shared copy-on-write with a forked child can be moved once they
+   * are this process's own; make them so while the block is still ours. */
+  if (first) {
+    PAGER_WINDOW_ACCESS_BEGIN(); /* atomic adds of zero beside the application's writes */
+    mpisw_pager_touch_present(pg, src, n);
+    PAGER_WINDOW_ACCESS_END();
   }
-  pthread_mutex_lock(&pg->mu); /* out of the window now: no write can follow */
-  int refl = (bl->flags & F_REFLUSH) != 0, readerr = (bl->flags & F_READERR) != 0;
-  bl->flags &= ~(unsigned)(F_REFLUSH | F_READERR);
-  pthread_mutex_unlock(&pg->mu);
-  if (!dirty) dirty = refl || mpisw_pager_hash_block(slot, n) != bl->hash;
-  if (readerr && dirty) /* its zeros must not replace the file's data */
-    mpisw_pager_set_error(pg, EIO, "write-back of a block the file could not be read into");
-  if (readerr) dirty = 0;
-  uint64_t wrote = 0;
-  int rc = dirty ? mpisw_pager_write_block(pg, i, slot, &wrote) : 0;
-  if (rc) { /* keep the data: back into the window, marked written again */
-    mpisw_pager_set_error(pg, rc, "write-back");
-    mpisw_pager_move_back(pg, slot, src, n);
-    mpisw_pager_unprotect(pg, src, n);
-  }
-  madvise(slot, pg->block, MADV_DONTNEED);
   pthread_mutex_lock(&pg->mu);
+  bl->state = PRESENT;
+  ring_push(&pg->fifo, i);
+  /* Written, or a sync counted on this eviction: write it in place (a
+   * block the file could not be read into: flush() reports the error). */
+  if (dirty || (bl->flags & F_REFLUSH)) {
+    bl->flags = (unsigned)((bl->flags & ~F_REFLUSH) | F_FLUSHING);
+    pg->flush_pending++;
+    ring_push(&pg->q_flush, i);
+    pthread_cond_signal(&pg->qcv);
+  }
+  if (!(bl->flags & F_STUCK)) { /* faults must not wait for it */
+    bl->flags |= F_STUCK;
+    pg->stuck++;
+  }
+  pg->nevicting--;
+  pg->st.move_failures++;
+  pthread_cond_broadcast(&pg->cv);
+  pthread_mutex_unlock(&pg->mu);
+}
+
+/* After block i's eviction (under mu): gone (ABSENT), or, its write having
+ * failed, back in the window beyond the budget until a sync writes it. */
+static void evict_done_locked(struct mpisw_pager *pg, uint32_t i, int dirty, int rc,
+                              uint64_t wrote) {
+  struct block *bl = &pg->b[i];
   if (rc) { /* kept beyond the budget, so the fault waiting for room goes on */
     bl->state = PRESENT;
     ring_push(&pg->fifo, i);
@@ -114,6 +100,70 @@ void mpisw_pager_evict_block(struct mpisw_pager *pg, uint32_t i, char *slot) {
     pg->st.bytes_written += wrote;
   }
   pg->nevicting--;
+}
+
+void mpisw_pager_evict_run(struct mpisw_pager *pg, uint32_t i, uint32_t n, char *slot) {
+  int dirty[PAGER_RUN_MAX_BLOCKS], moved[PAGER_RUN_MAX_BLOCKS], rc[PAGER_RUN_MAX_BLOCKS];
+  uint64_t wrote[PAGER_RUN_MAX_BLOCKS];
+  pthread_mutex_lock(&pg->mu);
+  for (uint32_t k = 0; k < n; k++) {
+    pg->b[i + k].state = EVICTING;
+    pg->b[i + k].flags &= ~(unsigned)F_EVICTQ;
+  }
+  pg->evq -= n;
+  pg->nevicting += (int)n;
+  pthread_mutex_unlock(&pg->mu);
+  for (uint32_t k = 0; k < n; k++) { /* out of the window, each as alone */
+    char *src = pg->addr + (uint64_t)(i + k) * pg->block, *to = slot + (uint64_t)k * pg->block;
+    uint64_t bytes = pager_block_bytes(pg, i + k), t0 = pager_clock(pg);
+    dirty[k] = mpisw_pager_scan_written(pg, src, bytes, 0, NULL) != 0; /* errors: dirty */
+    pager_timed(pg, PT_SCAN, t0);
+    t0 = pager_clock(pg);
+    moved[k] = mpisw_pager_move(pg, to, src, bytes, UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES, 100) == 0;
+    pager_timed(pg, PT_MOVE, t0);
+    if (!moved[k]) keep_unmovable(pg, i + k, to, dirty[k]);
+  }
+  for (uint32_t k = 0; k < n; k++) { /* out of the window now: no write can follow */
+    struct block *bl = &pg->b[i + k];
+    rc[k] = 0;
+    wrote[k] = 0;
+    if (!moved[k]) continue;
+    pthread_mutex_lock(&pg->mu);
+    int refl = (bl->flags & F_REFLUSH) != 0, readerr = (bl->flags & F_READERR) != 0;
+    bl->flags &= ~(unsigned)(F_REFLUSH | F_READERR);
+    pthread_mutex_unlock(&pg->mu);
+    uint64_t t0 = pager_clock(pg);
+    if (!dirty[k])
+      dirty[k] = refl || mpisw_pager_hash_block(slot + (uint64_t)k * pg->block,
+                                                pager_block_bytes(pg, i + k)) != bl->hash;
+    pager_timed(pg, PT_HASH, t0);
+    if (readerr && dirty[k]) /* its zeros must not replace the file's data */
+      mpisw_pager_set_error(pg, EIO, "write-back of a block the file could not be read into");
+    if (readerr) dirty[k] = 0;
+  }
+  /* the changed blocks, adjacent ones in one request each */
+  for (uint32_t k = 0, m; k < n; k += m) {
+    for (m = 1; moved[k] && dirty[k] && k + m < n && moved[k + m] && dirty[k + m];) m++;
+    if (!moved[k] || !dirty[k]) continue;
+    char *from = slot + (uint64_t)k * pg->block;
+    uint64_t t0 = pager_clock(pg);
+    int r = mpisw_pager_write_run(pg, i + k, m, from, &wrote[k]);
+    pager_timed(pg, PT_WRITE, t0);
+    for (uint32_t j = k; j < k + m; j++) rc[j] = r;
+    if (!r) continue;
+    mpisw_pager_set_error(pg, r, "write-back");
+    for (uint32_t j = k; j < k + m; j++) { /* keep the data: back, marked written again */
+      char *src = pg->addr + (uint64_t)(i + j) * pg->block;
+      mpisw_pager_move_back(pg, slot + (uint64_t)j * pg->block, src, pager_block_bytes(pg, i + j));
+      mpisw_pager_unprotect(pg, src, pager_block_bytes(pg, i + j));
+    }
+  }
+  uint64_t t0 = pager_clock(pg);
+  madvise(slot, (uint64_t)n * pg->block, MADV_DONTNEED);
+  pager_timed(pg, PT_FREE, t0);
+  pthread_mutex_lock(&pg->mu);
+  for (uint32_t k = 0; k < n; k++)
+    if (moved[k]) evict_done_locked(pg, i + k, dirty[k], rc[k], wrote[k]);
   pthread_cond_broadcast(&pg->cv);
   pthread_mutex_unlock(&pg->mu);
 }
@@ -161,10 +211,16 @@ void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i) {
     rc = EIO;
     mpisw_pager_set_error(pg, rc, "write-back of a block the file could not be read into");
   } else if (present) {
+    uint64_t t0 = pager_clock(pg);
     mpisw_pager_scan_written(pg, src, n, 1, NULL);
+    pager_timed(pg, PT_SCAN, t0);
     PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
+    t0 = pager_clock(pg);
     h = mpisw_pager_hash_block(src, n);
+    pager_timed(pg, PT_HASH, t0);
+    t0 = pager_clock(pg);
     rc = mpisw_pager_write_block(pg, i, src, &wrote);
+    pager_timed(pg, PT_WRITE, t0);
     PAGER_WINDOW_ACCESS_END();
     if (rc) { /* not saved: marked written again, for the next sync */
       mpisw_pager_set_error(pg, rc, "write-back");
@@ -187,11 +243,17 @@ static void flush_writable(struct mpisw_pager *pg, uint32_t i, uint32_t k) {
   pthread_mutex_lock(&pg->mu);
   for (uint32_t j = 0; j < k; j++) pg->b[i + j].flags &= ~(unsigned)F_REFLUSH;
   pthread_mutex_unlock(&pg->mu);
+  uint64_t t0 = pager_clock(pg);
   mpisw_pager_scan_written(pg, src, len, 1, NULL);
+  pager_timed(pg, PT_SCAN, t0);
   PAGER_WINDOW_ACCESS_BEGIN(); /* the application may write meanwhile */
+  t0 = pager_clock(pg);
   for (uint32_t j = 0; j < k; j++)
     h[j] = mpisw_pager_hash_block(src + (uint64_t)j * pg->block, pager_block_bytes(pg, i + j));
+  pager_timed(pg, PT_HASH, t0);
+  t0 = pager_clock(pg);
   int rc = mpisw_pager_write_run(pg, i, k, src, &wrote);
+  pager_timed(pg, PT_WRITE, t0);
   PAGER_WINDOW_ACCESS_END();
   if (rc) { /* not saved: marked written again, for the next sync */
     mpisw_pager_set_error(pg, rc, "write-back");

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <time.h>
 
 #include "core/uffd_abi.h"
 #include "pager/pager.h"
@@ -73,17 +74,26 @@ enum { ABSENT, LOADING, PRESENT, EVICTING };
  * for room it cannot give, and evictions pass it by (retrying would only
  * fail again) until a sync's flush writes it; every sync until then
  * reports the error.
- * F_WLOAD: loaded for a write fault, so installed writable whole: the
- * written-page scan cannot tell what was written until its next write-back
- * (pager_evict.c writes it whole). */
+ * F_WLOAD: loaded for a write fault (or announced overwritten), so installed
+ * writable whole: the written-page scan cannot tell what was written until
+ * its next write-back (pager_evict.c writes it whole).
+ * F_PUTWHOLE: an announced overwrite (mpisw_pager_will_overwrite) covered it
+ * whole, so it is likely overwritten whole again: read-ahead passes it by
+ * (reading it would be wasted) until a read fault on it says otherwise.
+ * F_LOADGONE: queued for a load (F_LOADQ) and loaded meanwhile by another
+ * (a fault): the queued load is void, also once the block has left again
+ * (loading it then would push out a block in use), unless read-ahead asks
+ * for it anew. */
 enum {
   F_ONFILE = 1, F_EVICTQ = 2, F_FLUSHING = 4, F_LOADQ = 8, F_OVERWRITE = 16, F_STUCK = 32,
-  F_REFLUSH = 64, F_READERR = 128, F_WFAIL = 256, F_WLOAD = 512
+  F_REFLUSH = 64, F_READERR = 128, F_WFAIL = 256, F_WLOAD = 512, F_PUTWHOLE = 1024,
+  F_LOADGONE = 2048
 };
 
 struct block {
   unsigned char state;
   unsigned flags;
+  uint32_t loads; /* times installed (pager_fault.c: a fault message older than a load is stale) */
   uint64_t hash; /* of the contents when they last matched the file */
 };
 
@@ -93,12 +103,27 @@ struct ring {
   uint64_t cap, head, n;
 };
 
+/* Where the pager's threads spend their time (MPISW_PAGER_DEBUG: printed at
+ * stop; docs/PAGER.md, Measurements): nanoseconds summed over threads. */
+enum {
+  PT_ROOM,   /* a fault waiting for room (an eviction) or for a load under way */
+  PT_READ,   /* file reads (a fault's load, read-ahead) */
+  PT_FILL,   /* installing loaded blocks (UFFDIO_COPY, zero pages) */
+  PT_HASH,   /* change hashes */
+  PT_SCAN,   /* PAGEMAP_SCAN of a block before its eviction or write-back */
+  PT_MOVE,   /* UFFDIO_MOVE out of the window */
+  PT_WRITE,  /* file writes (evictions, a sync's write-backs) */
+  PT_FREE,   /* freeing an evicted block's pages */
+  PT_N
+};
+
 struct mpisw_pager {
   char *addr;
   uint64_t len, block, nblocks, file_off, data_start, data_end, zero_from;
   int fd, dfd, uffd, pagemap, wake_fd, debug;
   struct block *b;
   uint64_t held, max, evq, headroom; /* blocks in memory, limit, queued evictions */
+  uint64_t evict_batch;              /* blocks an eviction frees at least (pager_evict.c) */
   uint64_t stuck;                    /* blocks with F_STUCK */
   uint64_t loading;                  /* blocks being loaded now */
   int nevicting, flush_pending, ra, last_fault;
@@ -110,8 +135,10 @@ struct mpisw_pager {
   pthread_cond_t qcv;  /* work for the workers */
   int stop, nworkers;
   pthread_t fault_thread, *workers;
-  char *slots;         /* one staging block per worker, registered for UFFDIO_MOVE */
+  char *slots;         /* per worker a staging run of blocks, registered for UFFDIO_MOVE */
+  uint64_t slots_len;
   char *fault_buf;
+  const char *zero_buf; /* a block of zeros (the zero page, read-only): fresh blocks' source */
   int err;             /* first background I/O error (errno) */
   char err_what[96];
   uint64_t zero_hash;
@@ -124,6 +151,8 @@ struct mpisw_pager {
   uint64_t *jreg;       /* a sync's written regions (start, end pairs), see pager.c */
   uint64_t njreg, capjreg;
   int shared_fd;        /* opts.shared: the memfd the range maps (pager_shared.c), else -1 */
+  uint64_t t_ns[PT_N]; /* debug: time per stage (pager_timed) */
+  uint64_t t_start;    /* debug: pager_clock at start */
 };
 
 /* Rings of block numbers (each block in a given ring at most once). */
@@ -145,6 +174,17 @@ static inline uint32_t ring_pop(struct ring *r) {
 static inline uint64_t pager_block_bytes(const struct mpisw_pager *pg, uint64_t i) {
   uint64_t rest = pg->len - i * pg->block;
   return rest < pg->block ? rest : pg->block;
+}
+
+static inline uint64_t pager_clock(const struct mpisw_pager *pg) {
+  if (!pg->debug) return 0;
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+/* Adds the time since t0 (a pager_clock) to stage k. */
+static inline void pager_timed(struct mpisw_pager *pg, int k, uint64_t t0) {
+  if (pg->debug) __atomic_fetch_add(&pg->t_ns[k], pager_clock(pg) - t0, __ATOMIC_RELAXED);
 }
 
 struct worker_arg {
@@ -186,9 +226,11 @@ void *mpisw_pager_fault_main(void *arg);
 
 /* ---- pager_evict.c: the memory budget, evictions, write-backs ---- */
 void mpisw_pager_maybe_evict_locked(struct mpisw_pager *pg);
-/* pager_evict.c: move block i out (through this worker's slot) and write it
- * if it changed; write block i in place for a sync. */
-void mpisw_pager_evict_block(struct mpisw_pager *pg, uint32_t i, char *slot);
+/* pager_evict.c: move the adjacent blocks [i, i+n) popped together from the
+ * eviction queue out (through this worker's slot, n blocks long) and write
+ * those that changed, adjacent ones in one request; write block i in place
+ * for a sync. */
+void mpisw_pager_evict_run(struct mpisw_pager *pg, uint32_t i, uint32_t n, char *slot);
 void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i);
 /* A sync's write-back of the adjacent blocks [i, i+n) popped together from
  * the flush queue: one request for those that can be written. */

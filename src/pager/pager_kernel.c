@@ -167,9 +167,11 @@ void mpisw_pager_move_back(struct mpisw_pager *pg, char *slot, char *src, uint64
 }
 
 /* Marks [p, p+n) written (no write-protect), as after a write the pager has
- * not saved: the next scan finds it. */
+ * not saved: the next scan finds it. Wakes no thread (one waiting for a
+ * missing page of the range is woken by the load that brings it). */
 void mpisw_pager_unprotect(struct mpisw_pager *pg, char *p, uint64_t n) {
-  struct uffdio_writeprotect w = {.range = {.start = (uintptr_t)p, .len = n}, .mode = 0};
+  struct uffdio_writeprotect w = {.range = {.start = (uintptr_t)p, .len = n},
+                                  .mode = UFFDIO_WRITEPROTECT_MODE_DONTWAKE};
   ioctl(pg->uffd, UFFDIO_WRITEPROTECT, &w);
 }
 

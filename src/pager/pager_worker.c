@@ -8,7 +8,7 @@
 void *mpisw_pager_worker_main(void *arg) {
   struct worker_arg *wa = arg;
   struct mpisw_pager *pg = wa->pg;
-  char *slot = pg->slots + (uint64_t)wa->id * pg->block;
+  char *slot = pg->slots + (uint64_t)wa->id * pg->run_write * pg->block;
   char *buf = NULL;
   if (posix_memalign((void **)&buf, PAGER_ALIGN, (uint64_t)pg->run_read * pg->block)) buf = NULL;
   free(wa);
@@ -18,9 +18,13 @@ void *mpisw_pager_worker_main(void *arg) {
       pthread_cond_wait(&pg->qcv, &pg->mu);
     if (pg->stop) break;
     if (pg->q_evict.n) {
-      uint32_t i = ring_pop(&pg->q_evict);
+      uint32_t i = ring_pop(&pg->q_evict), n = 1;
+      while (n < pg->run_write && pg->q_evict.n && pg->q_evict.v[pg->q_evict.head] == i + n) {
+        ring_pop(&pg->q_evict); /* the next block too: one request */
+        n++;
+      }
       pthread_mutex_unlock(&pg->mu);
-      mpisw_pager_evict_block(pg, i, slot);
+      mpisw_pager_evict_run(pg, i, n, slot);
     } else if (pg->q_flush.n) {
       uint32_t i = ring_pop(&pg->q_flush), n = 1;
       while (n < pg->run_write && pg->q_flush.n && pg->q_flush.v[pg->q_flush.head] == i + n) {
@@ -32,9 +36,10 @@ void *mpisw_pager_worker_main(void *arg) {
     } else {
       uint32_t i = ring_pop(&pg->q_load);
       struct block *bl = &pg->b[i];
-      bl->flags &= ~(unsigned)F_LOADQ;
+      int gone = (bl->flags & F_LOADGONE) != 0; /* loaded by a fault meanwhile */
+      bl->flags &= ~(unsigned)(F_LOADQ | F_LOADGONE);
       /* read-ahead never waits for room: dropped when there is none */
-      if (bl->state != ABSENT || pg->held + 1 > pg->max + pg->stuck || !buf) {
+      if (gone || bl->state != ABSENT || pg->held + 1 > pg->max + pg->stuck || !buf) {
         if (!pg->q_load.n) pthread_cond_broadcast(&pg->cv); /* for get_stats */
         continue;
       }
@@ -50,7 +55,8 @@ void *mpisw_pager_worker_main(void *arg) {
         pg->st.readaheads++;
         n++;
       } while (n < pg->run_read && pg->q_load.n && pg->q_load.v[pg->q_load.head] == i + n &&
-               pg->b[i + n].state == ABSENT && pg->held + 1 <= pg->max + pg->stuck);
+               pg->b[i + n].state == ABSENT && !(pg->b[i + n].flags & F_LOADGONE) &&
+               pg->held + 1 <= pg->max + pg->stuck);
       pthread_mutex_unlock(&pg->mu);
       mpisw_pager_load_run(pg, i, n, buf);
     }

@@ -257,8 +257,8 @@ void mpisw_pager_detach(struct mpisw_place *p);   /* before unmapping */
 extern int mpisw_pager_windows;
 /* MPI_Put/MPI_Rput into this process's own pager window: blocks the put covers
  * whole (contiguous datatypes only) are zero-filled instead of read. */
-void mpisw_pager_put_hint(MPI_Win win, int target, MPI_Aint disp, MPI_Count count,
-                          MPI_Datatype dt);
+void mpisw_pager_put_hint(MPI_Count ocount, MPI_Datatype odt, MPI_Win win, int target,
+                          MPI_Aint disp, MPI_Count count, MPI_Datatype dt);
 /* Hint for an RMA layer: [addr, addr+len) is about to be overwritten whole. */
 void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_t len);
 

@@ -143,13 +143,17 @@ void mpisw_place_will_overwrite(struct mpisw_place *p, const void *addr, uint64_
   if (p->pager) mpisw_pager_will_overwrite(p->pager, addr, len);
 }
 
-void mpisw_pager_put_hint(MPI_Win win, int target, MPI_Aint disp, MPI_Count count,
-                          MPI_Datatype dt) {
+void mpisw_pager_put_hint(MPI_Count ocount, MPI_Datatype odt, MPI_Win win, int target,
+                          MPI_Aint disp, MPI_Count count, MPI_Datatype dt) {
   /* A put shorter than a page covers no block whole: skip the window lookup
-   * (an attribute get) for the many small puts into any window. */
-  int size;
+   * (an attribute get) for the many small puts into any window. A put whose
+   * sides differ in size is one the MPI refuses: no hint (its blocks would
+   * be zero-filled, not read, and the file's bytes there lost). */
+  int size, osize;
   if (count <= 0 || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 ||
-      (uint64_t)count * (uint64_t)size < mpisw_page_size())
+      (uint64_t)count * (uint64_t)size < mpisw_page_size() ||
+      PMPI_Type_size(odt, &osize) != MPI_SUCCESS ||
+      (uint64_t)ocount * (uint64_t)osize != (uint64_t)count * (uint64_t)size)
     return;
   struct mpisw_win *w = mpisw_win_lookup(win);
   if (!w || w->kind != MPISW_WIN_STORAGE || !w->p.pager || target != w->rank) return;

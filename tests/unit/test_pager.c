@@ -1,8 +1,9 @@
 /* The pager core without MPI: round trips through a small memory limit
  * (eviction and re-read), durability after sync, fresh space read as zeros
- * without I/O, a partial last page, concurrent writers, the overwrite hint,
- * blocks that cannot be moved out, write-backs that fail under eviction,
- * requests of several blocks (sync, read-ahead). */
+ * without I/O (zero pages until written), a partial last page, concurrent
+ * writers (also over fresh space), the overwrite hint (also over blocks in
+ * memory), blocks that cannot be moved out, write-backs that fail under
+ * eviction, requests of several blocks (sync, read-ahead). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -115,6 +116,7 @@ static void test_fresh_and_tail(void) {
   struct mpisw_pager_stats s;
   mpisw_pager_get_stats(pg, &s);
   CHECK(s.zero_loads >= (LEN / 2) / BLOCK);
+  CHECK(s.writebacks == 0 && s.bytes_written == 0); /* read, not written: nothing to save */
   memset(a + LEN - 2 * BLOCK, 0x11, 2 * BLOCK);
   struct mpisw_error e;
   CHECK(mpisw_pager_sync(pg, &e) == 0);
@@ -133,35 +135,92 @@ static void test_fresh_and_tail(void) {
   close(fd);
 }
 
+/* The hint over blocks already in memory (read first): written whole after
+ * it, they reach the file; announced but left alone, the file keeps its
+ * bytes (the hint marks pages written, which only writes them again). */
+static void test_hint_present(void) {
+  int fd = make_file(LEN, 8);
+  char *a = reserve(LEN);
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 16 * BLOCK);
+  CHECK(pg != NULL);
+  if (!pg) return;
+  unsigned long sum = 0;
+  for (uint64_t i = 0; i < 8 * BLOCK; i += 4096) sum += (unsigned char)a[i]; /* in memory */
+  mpisw_pager_will_overwrite(pg, a, 8 * BLOCK);
+  memset(a, 0x66, 4 * BLOCK); /* the first four written whole, the rest not */
+  struct mpisw_error e;
+  CHECK(mpisw_pager_sync(pg, &e) == 0);
+  unsigned char *f = malloc(LEN);
+  CHECK(pread(fd, f, LEN, 0) == LEN);
+  int bad = 0;
+  for (uint64_t i = 0; i < LEN; i++) {
+    unsigned char want = i < 4 * BLOCK ? 0x66 : pattern(i, 8);
+    if (f[i] != want && bad++ < 3)
+      fprintf(stderr, "hint present: file at %llu: %x, want %x (sum %lu)\n", (unsigned long long)i,
+              f[i], want, sum);
+  }
+  CHECK(bad == 0);
+  free(f);
+  mpisw_pager_stop(pg);
+  munmap(a, LEN);
+  close(fd);
+}
+
+struct streamer {
+  const volatile char *a;
+  uint64_t from, to;
+  int stop; /* atomic: set by the main thread */
+  unsigned long sum;
+  int once; /* one pass, not until stop */
+};
+
+static void *stream_read(void *arg) {
+  struct streamer *s = arg;
+  for (int pass = 0; !__atomic_load_n(&s->stop, __ATOMIC_RELAXED) && !(s->once && pass); pass++)
+    for (uint64_t i = s->from; i < s->to && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); i += 4096)
+      s->sum += (unsigned char)__atomic_load_n(&s->a[i], __ATOMIC_RELAXED); /* writers may be there */
+  return NULL;
+}
+
 struct writer {
   char *a;
   uint64_t from, to;
   unsigned seed;
+  int writes; /* random ones, before the regular ones */
 };
 
 static void *write_random(void *arg) {
   struct writer *w = arg;
   unsigned x = w->seed;
-  for (int k = 0; k < 20000; k++) {
+  for (int k = 0; k < w->writes; k++) {
     x = x * 1103515245u + 12345u;
     uint64_t i = w->from + (x >> 4) % (w->to - w->from);
-    w->a[i] = (char)pattern(i, 9);
+    __atomic_store_n(&w->a[i], (char)pattern(i, 9), __ATOMIC_RELAXED); /* a reader may be there */
   }
-  for (uint64_t i = w->from; i < w->to; i += 512) w->a[i] = (char)pattern(i, 9);
+  for (uint64_t i = w->from; i < w->to; i += 512)
+    __atomic_store_n(&w->a[i], (char)pattern(i, 9), __ATOMIC_RELAXED);
   return NULL;
 }
 
-/* Two threads write while blocks come and go; every write must survive. */
-static void test_concurrent(void) {
+/* Two threads write while blocks come and go; every write must survive.
+ * fresh: the range is new space (zero_from 0), so blocks come in as zero
+ * pages on read faults and take pages of their own on the writes. */
+static void concurrent(int fresh) {
   int fd = make_file(LEN, 3);
   char *a = reserve(LEN);
-  struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 6 * BLOCK);
+  struct mpisw_pager *pg = start(a, LEN, fd, LEN, fresh ? 0 : LEN, 6 * BLOCK);
   CHECK(pg != NULL);
   if (!pg) return;
-  struct writer w[2] = {{a, 0, LEN / 2, 1}, {a, LEN / 2, LEN, 2}};
-  pthread_t t[2];
+  int writes = fresh ? 2000 : 20000; /* fresh: the race at the zero pages' arrival */
+  struct writer w[2] = {{a, 0, LEN / 2, 1, writes}, {a, LEN / 2, LEN, 2, writes}};
+  /* a reader beside the writers: read faults, so zero pages when fresh */
+  struct streamer st = {a, 0, LEN, 0, 0, 1};
+  pthread_t t[2], r;
+  pthread_create(&r, NULL, stream_read, &st);
   for (int k = 0; k < 2; k++) pthread_create(&t[k], NULL, write_random, &w[k]);
   for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  __atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
+  pthread_join(r, NULL);
   struct mpisw_error e;
   CHECK(mpisw_pager_sync(pg, &e) == 0);
   mpisw_pager_stop(pg);
@@ -176,6 +235,11 @@ static void test_concurrent(void) {
   CHECK(bad == 0);
   free(f);
   close(fd);
+}
+
+static void test_concurrent(void) {
+  concurrent(0);
+  concurrent(1);
 }
 
 /* Blocks announced as overwritten are not read from the file. */
@@ -212,20 +276,6 @@ static void test_overwrite_hint(void) {
   close(fd);
 }
 
-struct streamer {
-  const volatile char *a;
-  uint64_t from, to;
-  int stop; /* atomic: set by the main thread */
-  unsigned long sum;
-};
-
-static void *stream_read(void *arg) {
-  struct streamer *s = arg;
-  while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
-    for (uint64_t i = s->from; i < s->to && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); i += 4096) s->sum += (unsigned char)s->a[i];
-  return NULL;
-}
-
 /* Pages shared with a forked child cannot be moved (UFFDIO_MOVE refuses them
  * as it refuses pinned pages), so every block in memory at the fork fails to
  * evict while a reader streams through the rest of the range. No fault may
@@ -237,7 +287,7 @@ static void test_move_failures(void) {
   struct mpisw_pager *pg = start(a, LEN, fd, LEN, LEN, 8 * BLOCK);
   CHECK(pg != NULL);
   if (!pg) return;
-  struct streamer st = {a, 8 * BLOCK, LEN, 0, 0};
+  struct streamer st = {a, 8 * BLOCK, LEN, 0, 0, 0};
   pthread_t t;
   pthread_create(&t, NULL, stream_read, &st);
   unsigned char *f = malloc(8 * BLOCK);
@@ -390,6 +440,7 @@ int main(void) {
     test_fresh_and_tail();
     test_concurrent();
     test_overwrite_hint();
+    test_hint_present();
     test_move_failures();
     test_write_failures();
     test_runs();
