@@ -14,15 +14,4 @@ mpisw_mpi_test(pager_rma_default PROG t_pager_rma ARGS default NP 1 2 ENV ${_prm
                LABELS pager pager_rma)
 mpisw_mpi_test(pager_rma_private PROG t_pager_rma ARGS private NP 2 ENV ${_prma}
                LABELS pager pager_rma)
-
-# The pager's shared range without MPI (src/pager/pager_shared.c).
-find_package(Threads REQUIRED)
-add_executable(test_pager_shared ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pager_shared.c
-               $<TARGET_OBJECTS:mpisw_pager> $<TARGET_OBJECTS:mpisw_core>)
-target_include_directories(test_pager_shared PRIVATE ${PROJECT_SOURCE_DIR}/src
-                                                     ${CMAKE_CURRENT_SOURCE_DIR}/unit)
-target_compile_definitions(test_pager_shared PRIVATE _GNU_SOURCE)
-target_link_libraries(test_pager_shared PRIVATE Threads::Threads)
-add_test(NAME unit_test_pager_shared COMMAND test_pager_shared)
-set_tests_properties(unit_test_pager_shared PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
-                     LABELS "pager;pager_rma")
+# Its unit test without MPI: unit_test_pager_shared (pager_unit.cmake).
