@@ -22,8 +22,13 @@ endif()
 mpisw_mpi_test(storage_writebehind_auto_cgroup PROG t_writebehind ARGS on ${_wb_mib} NP 1
                LABELS "durability;storage;root"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/cgroupdrv.sh ${_wb_cg} --)
-# auto (the default): sequential and random leave read-around to the kernel,
-# read_once alone gets MADV_SEQUENTIAL; hint: access_style as before.
+# A window the write-behind serves (the cgroup above) gets MADV_SEQUENTIAL
+# for a sequential access_style (writebehind.c, advise_served).
+mpisw_mpi_test(storage_mmap_advice_served_sequential PROG t_writebehind
+               ARGS advice sequential sr ${_wb_mib} NP 1 LABELS "storage;root"
+               DRIVER ${MPISW_SH} ${MPISW_TOOLS}/cgroupdrv.sh ${_wb_cg} --)
+# auto (the default) elsewhere: sequential and random leave read-around to
+# the kernel, read_once alone gets MADV_SEQUENTIAL; hint: access_style as before.
 foreach(c "sequential;-" "random;-" "read_once;sr" "read_once,write_mostly;-")
   list(GET c 0 style)
   list(GET c 1 flag)

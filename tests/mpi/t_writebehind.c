@@ -113,9 +113,10 @@ int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   if (argc >= 3 && (!strcmp(argv[1], "on") || !strcmp(argv[1], "off")))
     SIZE = (size_t)strtoull(argv[2], NULL, 10) << 20; /* MiB */
+  if (argc >= 5 && !strcmp(argv[1], "advice")) SIZE = (size_t)strtoull(argv[4], NULL, 10) << 20;
   if (argc >= 2 && !strcmp(argv[1], "on")) data(1);
   else if (argc >= 2 && !strcmp(argv[1], "off")) data(0);
   else if (argc >= 4 && !strcmp(argv[1], "advice")) advice(argv[2], argv[3]);
-  else CHECK(0, "usage: t_writebehind on|off [MiB] | advice STYLE FLAG");
+  else CHECK(0, "usage: t_writebehind on|off [MiB] | advice STYLE FLAG [MiB]");
   return tl_finish();
 }
