@@ -73,6 +73,10 @@ struct mpisw_region {
 int mpisw_region_map(struct mpisw_region *r, const struct mpisw_layout *l, int file_fd,
                      int mem_fd, unsigned access, struct mpisw_error *e);
 
+/* A mapped range the mmap write-behind now serves (src/win/writebehind.c):
+ * the advice MPISW_MMAP_ADVICE gives such a range, where it differs. */
+void mpisw_region_advise_served(char *addr, uint64_t len, unsigned access);
+
 /* Maps len bytes of fd at file offset off over [addr, addr+len), replacing
  * whatever was there, with the access_style advice. 0, or -1 with errno. */
 int mpisw_map_file_fixed(void *addr, uint64_t len, int fd, uint64_t off, unsigned access);

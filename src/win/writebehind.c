@@ -118,20 +118,6 @@ static int start_thread(void) {
   return rc;
 }
 
-/* MPISW_MMAP_ADVICE=auto leaves a sequential window on the kernel's
- * read-around (core/storage.c): MADV_SEQUENTIAL made it bimodal out of core,
- * its dirty pages piling up at the cgroup's limit. A served window's pages
- * are written back early, and there the advice is steady and 2-3x faster
- * (docs/DURABILITY.md "Write-behind"): give it. */
-static void advise_served(const struct mpisw_place *p, char *addr, uint64_t len) {
-  const char *how = mpisw_cfg_text(MPISW_CFG_MMAP_ADVICE);
-  unsigned seq = MPISW_ACCESS_SEQUENTIAL | MPISW_ACCESS_WRITE_ONCE;
-  if ((how && !strcmp(how, "hint")) || !(p->h.access & seq) ||
-      (p->h.access & MPISW_ACCESS_RANDOM))
-    return;
-  madvise(addr, len, MADV_SEQUENTIAL);
-}
-
 void mpisw_writebehind_attach(struct mpisw_place *p) {
   const struct mpisw_layout *l = &p->region.l;
   if (p->pager || p->atomic || p->file.fd < 0 || !l->map_file_len || !p->region.reserve ||
@@ -153,7 +139,8 @@ void mpisw_writebehind_attach(struct mpisw_place *p) {
     }
   }
   pthread_mutex_unlock(&lock);
-  if (s) advise_served(p, s->addr, s->len);
+  /* served: the advice for such a range (core/storage.c) */
+  if (s) mpisw_region_advise_served(s->addr, s->len, p->h.access);
 }
 
 void mpisw_writebehind_detach(struct mpisw_place *p) {

@@ -23,7 +23,8 @@ mpisw_mpi_test(storage_writebehind_auto_cgroup PROG t_writebehind ARGS on ${_wb_
                LABELS "durability;storage;root"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/cgroupdrv.sh ${_wb_cg} --)
 # A window the write-behind serves (the cgroup above) gets MADV_SEQUENTIAL
-# for a sequential access_style (writebehind.c, advise_served).
+# for a sequential access_style (core/storage.c advice_for, applied by
+# writebehind.c when it serves the window).
 mpisw_mpi_test(storage_mmap_advice_served_sequential PROG t_writebehind
                ARGS advice sequential sr ${_wb_mib} NP 1 LABELS "storage;root"
                DRIVER ${MPISW_SH} ${MPISW_TOOLS}/cgroupdrv.sh ${_wb_cg} --)
