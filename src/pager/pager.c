@@ -14,8 +14,10 @@
  *
  * Files: this one starts, syncs and stops a pager; pager_fault.c is the
  * fault thread and loads; pager_evict.c the budget, evictions and
- * write-backs; pager_worker.c the worker threads; pager_io.c block I/O and the change hash; pager_kernel.c
- * the userfaultfd and pagemap calls; pager_internal.h the state they share. */
+ * write-backs; pager_worker.c the worker threads; pager_io.c block I/O and
+ * the change hash; pager_kernel.c the userfaultfd and pagemap calls;
+ * pager_shared.c a range other processes map too; pager_internal.h the
+ * state they share. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

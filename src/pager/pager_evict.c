@@ -219,7 +219,7 @@ void mpisw_pager_flush_block(struct mpisw_pager *pg, uint32_t i) {
     h = mpisw_pager_hash_block(src, n);
     pager_timed(pg, PT_HASH, t0);
     t0 = pager_clock(pg);
-    rc = mpisw_pager_write_block(pg, i, src, &wrote);
+    rc = mpisw_pager_write_run(pg, i, 1, src, &wrote);
     pager_timed(pg, PT_WRITE, t0);
     PAGER_WINDOW_ACCESS_END();
     if (rc) { /* not saved: marked written again, for the next sync */

@@ -108,7 +108,7 @@ struct ring {
 enum {
   PT_ROOM,   /* a fault waiting for room (an eviction) or for a load under way */
   PT_READ,   /* file reads (a fault's load, read-ahead) */
-  PT_FILL,   /* installing loaded blocks (UFFDIO_COPY, zero pages) */
+  PT_FILL,   /* installing loaded blocks (UFFDIO_COPY) */
   PT_HASH,   /* change hashes */
   PT_SCAN,   /* PAGEMAP_SCAN of a block before its eviction or write-back */
   PT_MOVE,   /* UFFDIO_MOVE out of the window */
@@ -196,9 +196,9 @@ struct worker_arg {
 uint64_t mpisw_pager_hash_block(const void *p, uint64_t n);
 void mpisw_pager_set_error(struct mpisw_pager *pg, int err, const char *what);
 int mpisw_pager_read_block(struct mpisw_pager *pg, uint64_t i, char *dst, uint64_t *got);
-int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote);
 /* The same for the adjacent blocks [i, i+n), in one request. */
 int mpisw_pager_read_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, char *dst, uint64_t *got);
+/* Writes the adjacent blocks [i, i+n) (n = 1: one block) in one request. */
 int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const char *src,
                           uint64_t *wrote);
 /* Atomic sync: commits the journal, writes it in place, fdatasync. */

@@ -102,17 +102,6 @@ static int write_buffered(struct mpisw_pager *pg, const char *src, uint64_t lo, 
   return lo < hi ? mpisw_pwrite_all(pg->fd, src + (lo - off), hi - lo, lo) : 0;
 }
 
-/* Writes the own file bytes of blocks [i, i+n) (adjacent in src as in the
- * file), those in [data_start, data_end): whole pages with O_DIRECT in one
- * request (a large request keeps the device busy: the kernel splits it
- * into many in flight); a page the range shares with a neighbour (an
- * unaligned edge) through the page cache with a plain pwrite of only our
- * bytes. The kernel merges byte-range writes into one cached page, so a
- * neighbour writing its part of that page (pager or mmap, in another
- * process) loses nothing, with no lock between them; O_DIRECT reads and
- * writes flush the cache of their range first, and the sync's fdatasync
- * makes the edges durable. *wrote: bytes written (counted by the caller,
- * under the lock, with the write-back). */
 /* Atomic: block i's own bytes into the journal; the sync writes it (and
  * counts it). */
 static int journal_block(struct mpisw_pager *pg, uint64_t i, const char *src) {
@@ -127,6 +116,18 @@ static int journal_block(struct mpisw_pager *pg, uint64_t i, const char *src) {
   return copy ? 0 : ENOMEM;
 }
 
+/* Writes the own file bytes of blocks [i, i+n) (adjacent in src as in the
+ * file), those in [data_start, data_end): whole pages with O_DIRECT in one
+ * request (a large request keeps the device busy: the kernel splits it
+ * into many in flight); a page the range shares with a neighbour (an
+ * unaligned edge) through the page cache with a plain pwrite of only our
+ * bytes. The kernel merges byte-range writes into one cached page, so a
+ * neighbour writing its part of that page (pager or mmap, in another
+ * process) loses nothing, with no lock between them; O_DIRECT reads and
+ * writes flush the cache of their range first, and the sync's fdatasync
+ * makes the edges durable. *wrote: bytes written (counted by the caller,
+ * under the lock, with the write-back). With storage_sync=atomic, into the
+ * journal instead, block by block. */
 int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const char *src,
                           uint64_t *wrote) {
   uint64_t off = pg->file_off + i * pg->block, lo, hi;
@@ -150,10 +151,6 @@ int mpisw_pager_write_run(struct mpisw_pager *pg, uint64_t i, uint64_t n, const 
   }
   if (!rc) *wrote = hi - lo;
   return rc;
-}
-
-int mpisw_pager_write_block(struct mpisw_pager *pg, uint64_t i, const char *src, uint64_t *wrote) {
-  return mpisw_pager_write_run(pg, i, 1, src, wrote);
 }
 
 void mpisw_pager_set_atomic(struct mpisw_pager *pg, struct mpisw_journal *j) {

@@ -5,6 +5,18 @@
 
 #include "pager/pager_internal.h"
 
+/* Block i was just popped from q: also pops the blocks that follow it there
+ * and in the window (i+1, i+2, ...), up to max in all, to go in one
+ * request. Returns how many that is, i included. */
+static uint32_t pop_adjacent(struct ring *q, uint32_t i, uint32_t max) {
+  uint32_t n = 1;
+  while (n < max && q->n && q->v[q->head] == i + n) {
+    ring_pop(q);
+    n++;
+  }
+  return n;
+}
+
 void *mpisw_pager_worker_main(void *arg) {
   struct worker_arg *wa = arg;
   struct mpisw_pager *pg = wa->pg;
@@ -18,19 +30,11 @@ void *mpisw_pager_worker_main(void *arg) {
       pthread_cond_wait(&pg->qcv, &pg->mu);
     if (pg->stop) break;
     if (pg->q_evict.n) {
-      uint32_t i = ring_pop(&pg->q_evict), n = 1;
-      while (n < pg->run_write && pg->q_evict.n && pg->q_evict.v[pg->q_evict.head] == i + n) {
-        ring_pop(&pg->q_evict); /* the next block too: one request */
-        n++;
-      }
+      uint32_t i = ring_pop(&pg->q_evict), n = pop_adjacent(&pg->q_evict, i, pg->run_write);
       pthread_mutex_unlock(&pg->mu);
       mpisw_pager_evict_run(pg, i, n, slot);
     } else if (pg->q_flush.n) {
-      uint32_t i = ring_pop(&pg->q_flush), n = 1;
-      while (n < pg->run_write && pg->q_flush.n && pg->q_flush.v[pg->q_flush.head] == i + n) {
-        ring_pop(&pg->q_flush); /* the next block too: one request */
-        n++;
-      }
+      uint32_t i = ring_pop(&pg->q_flush), n = pop_adjacent(&pg->q_flush, i, pg->run_write);
       pthread_mutex_unlock(&pg->mu);
       mpisw_pager_flush_run(pg, i, n);
     } else {
