@@ -40,7 +40,7 @@ fio write (target >= 0.9), and / fio's buffered write + fsync."""
 
 import os
 
-from harness.api import (GiB, MiB, Step, best_limit_mibps, best_limit_summary, by_rep,
+from harness.api import (GiB, MiB, Step, best_limit_bps, best_limit_job, by_rep,
                          fio_steps, fmt_stat, human_bytes, legend_outside, limit_steps,
                          load_note, md_table, ratio_stats, save_png, stats)
 
@@ -121,9 +121,8 @@ def _fio(runs, test):
 def _fio_limits(runs):
     """[(name, {rep: bytes/s}, target or None)]: the best write of fio's
     matrix (the device's limit), then each named test."""
-    job = (best_limit_summary(runs, "write") or {}).get("name", "?")
-    best = {k: v * MiB for k, v in best_limit_mibps(runs, "write").items()}
-    return [(f"best fio write ({job})", best, DRAIN_TARGET)] + \
+    return [(f"best fio write ({best_limit_job(runs, 'write')})", best_limit_bps(runs, "write"),
+             DRAIN_TARGET)] + \
         [(f"fio {t}", _fio(runs, t), None) for t in FIO_TESTS]
 
 

@@ -11,7 +11,7 @@ page cache (against the best fio read).
 """
 
 from harness.api import (GiB, OOC_ITERS, OOC_MEMLIMIT, OOC_SEGMENT, OOC_SIZE, OOC_TAG,
-                         Step, best_limit_mibps, best_limit_summary, by_rep, fio_steps,
+                         Step, best_limit_job, best_limit_mibps, best_limit_summary, by_rep, fio_steps,
                          human_bytes, limit_steps, legend_outside, ratio_stats,
                          save_png, stats)
 
@@ -106,7 +106,7 @@ def stream_ratios(runs):
     out = []
     for test, (target, rw, what) in STREAM_TARGETS.items():
         best = best_limit_mibps(runs, rw)
-        job = (best_limit_summary(runs, rw) or {}).get("name", "?")
+        job = best_limit_job(runs, rw)
         for backend in BACKENDS:
             s = ratio_stats(_stream(runs, backend, test), best)
             if s:
@@ -125,7 +125,7 @@ def ratios(runs):
     if not any(r.get("bench") == "mstream" and r.get("backend") == "pager" for r in runs):
         return out
     best = best_limit_mibps(runs, "write")
-    job = (best_limit_summary(runs, "write") or {}).get("name", "?")
+    job = best_limit_job(runs, "write")
     psync = by_rep(runs, "MiBps", bench="fio", test="write_direct")
     where = f"{human_bytes(OOC_SIZE)} in {human_bytes(OOC_MEMLIMIT)}"
     for kernel, _ in KERNELS:

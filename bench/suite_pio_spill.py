@@ -22,7 +22,7 @@ write of fio's quick matrix (psync, libaio and io_uring; 1 and 16 MiB; 1 and
 32 in flight; 1 and 2 jobs) on the same file system; fio's psync write of 1
 GiB in 1 MiB blocks (one request at a time) as a second column."""
 
-from harness.api import (GiB, MiB, Step, best_limit_mibps, best_limit_summary, by_rep,
+from harness.api import (GiB, MiB, Step, best_limit_bps, best_limit_job, by_rep,
                          fio_steps, fmt_stat, human_bytes, legend_outside, limit_steps,
                          load_note, md_table, ratio_stats, save_png, stats)
 
@@ -81,8 +81,7 @@ def _psync(runs):
 
 def _best(runs):
     """{rep: bytes/s} of the best write of fio's matrix, and that job's name."""
-    job = (best_limit_summary(runs, "write") or {}).get("name", "?")
-    return {k: v * MiB for k, v in best_limit_mibps(runs, "write").items()}, job
+    return best_limit_bps(runs, "write"), best_limit_job(runs, "write")
 
 
 def ratios(runs):

@@ -35,7 +35,8 @@ runs: every JSON record of the run (the program's fields, plus "rep",
 {"config", "bench", "fields", "reps", "metrics": {metric: stats}}.
 """
 
-from .fio import best_limit, best_limit_mibps, best_limit_summary, fio_steps, limit_steps
+from .fio import (best_limit, best_limit_bps, best_limit_job, best_limit_mibps, best_limit_summary,
+                  fio_steps, limit_steps)
 from .fmt import KiB, MiB, GiB, fmt_num, fmt_stat, human_bytes, load_note, md_table
 from .plots import legend_outside, median_and_spread, save_png
 from .stats import by_rep, ratio_stats, ratio_values, stats
@@ -48,7 +49,7 @@ __all__ = [
     # statistics over reps
     "stats", "by_rep", "ratio_values", "ratio_stats",
     # the device's limit: the best job of fio's matrix per rep
-    "best_limit", "best_limit_mibps", "best_limit_summary",
+    "best_limit", "best_limit_bps", "best_limit_job", "best_limit_mibps", "best_limit_summary",
     # text
     "KiB", "MiB", "GiB", "human_bytes", "fmt_num", "fmt_stat", "md_table", "load_note",
     # plots

@@ -128,6 +128,16 @@ def best_limit_mibps(runs, rw):
     return {rep: v for rep, (v, _) in best_limit(runs, rw).items()}
 
 
+def best_limit_bps(runs, rw):
+    """best_limit_mibps in bytes/s, for numerators measured in bytes/s."""
+    return {rep: v * MiB for rep, v in best_limit_mibps(runs, rw).items()}
+
+
+def best_limit_job(runs, rw):
+    """The name of the fio job that was best most often, "?" without one."""
+    return (best_limit_summary(runs, rw) or {}).get("name", "?")
+
+
 def best_limit_summary(runs, rw):
     """{"name": the job that was best most often, "jobs": {name: reps won},
     min/median/max of the best MiB/s} or None."""
