@@ -47,7 +47,7 @@ static void fell_back(struct mpisw_place *p, const char *why, int cannot_run) {
 /* Windows whose ranks share one node where the node-shared route
  * (node_shared.c) is on: auto keeps the file mapping, which the route maps
  * into every process; an explicit pager pages a memfd the route maps
- * (share_pages). Private pager memory would send RMA down the MPI's
+ * (mpisw_pager_attach). Private pager memory would send RMA down the MPI's
  * MPI_Win_create path: on Open MPI osc/ucx, which with the tests' and
  * benchmarks' UCX_TLS=^sysv,posix emulates every put and get with TCP
  * messages the target answers (0.006x a memory window's speed, suite kinds).
@@ -64,18 +64,6 @@ static int read_mostly(unsigned access) {
   unsigned rd = MPISW_ACCESS_READ_ONCE | MPISW_ACCESS_READ_MOSTLY;
   unsigned wr = MPISW_ACCESS_WRITE_ONCE | MPISW_ACCESS_WRITE_MOSTLY;
   return (access & rd) && !(access & wr);
-}
-
-/* An explicit pager window on the node-shared route whose storage part the
- * pager holds whole: its pages are a memfd every rank maps, loaded whole at
- * the start (pager/pager_shared.c). A larger part keeps private memory
- * (evictions move pages, which only private memory allows) and the MPI's
- * MPI_Win_create path. */
-static int share_pages(const struct mpisw_place *p, const struct mpisw_pager_opts *o) {
-  if (!node_route_applies(p) || !o->block) return 0;
-  uint64_t blocks = (p->region.l.map_file_len + o->block - 1) / o->block;
-  uint64_t max = o->memory / o->block;
-  return blocks <= (max < 4 ? 4 : max); /* the pager holds at least 4 blocks */
 }
 
 void mpisw_pager_attach(struct mpisw_place *p) {
@@ -110,13 +98,18 @@ void mpisw_pager_attach(struct mpisw_place *p) {
   if (p->h.access & MPISW_ACCESS_RANDOM) o.readahead = 4;
   uint64_t zero_from = p->file.blockdev ? UINT64_MAX : p->file.old_size;
   struct mpisw_error e;
-  o.shared = share_pages(p, &o);
+  /* An explicit pager window on the node-shared route asks for shared
+   * pages: a memfd every rank maps, loaded whole at the start
+   * (pager/pager_shared.c). The pager refuses them for a storage part it
+   * cannot hold whole (evictions move pages, which only private memory
+   * allows) or a kernel without write-protection of shared memory: then
+   * private pages, and the MPI's MPI_Win_create path. */
+  o.shared = node_route_applies(p);
   for (;;) {
     p->pager = mpisw_pager_start(p->region.reserve + l->map_file_at, l->map_file_len,
                                  p->file.fd, l->map_file_off, l->file_off,
                                  l->file_off + l->sto_len, zero_from, &o, &e);
     if (p->pager || !o.shared) break;
-    /* a kernel without write-protection of shared memory: private pages */
     if (debug) fprintf(stderr, "mpisw pager: no shared pages (%s): private ones\n", e.msg);
     o.shared = 0;
   }
