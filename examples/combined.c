@@ -86,6 +86,11 @@ int main(int argc, char **argv)
   MPI_Info_set(info, "storage_alloc_factor", "0.5");
   MPI_Info_set(info, "storage_alloc_order", "memory_first");
   MPI_Info_set(info, "storage_alloc_unlink", "true");
+  /* The kernel's view below shows the file mapping, which is the mmap
+   * backend's (the default here: the window fits in memory); named, so that
+   * MPISW_HINTS=storage_backend=pager cannot swap in the pager, whose
+   * storage half is its own anonymous memory. */
+  MPI_Info_set(info, "storage_backend", "mmap");
 
   unsigned char *base = NULL;
   MPI_Win win;
