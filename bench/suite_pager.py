@@ -14,7 +14,7 @@ sstream targets are the default's.
 
 from harness.api import (GiB, OOC_ITERS, OOC_MEMLIMIT, OOC_SEGMENT, OOC_SIZE, OOC_TAG,
                          Step, best_limit_job, best_limit_mibps, best_limit_summary, by_rep, fio_steps,
-                         human_bytes, limit_steps, legend_outside, ratio_stats,
+                         human_bytes, limit_steps, legend_outside, median_and_spread, ratio_stats,
                          save_png, stats)
 
 SUITES = {"backends": "storage_backend=mmap vs pager: out of core (2 GiB window in a "
@@ -184,17 +184,15 @@ def plot(suite, summary, runs, out, stamp, plt):
     fig, ax = plt.subplots(figsize=(9.5, 4.8))
     width = 0.38
     for j, (backend, color) in enumerate((("mmap", "tab:blue"), ("pager", "tab:orange"))):
-        xs, ys, lo, hi = [], [], [], []
+        xs, points = [], []
         for i, (kernel, ooc) in enumerate(groups):
             s = stats(list(_bw(runs, backend, kernel, ooc).values()))
-            if not s:
-                continue
-            xs.append(i + (j - 0.5) * width)
-            ys.append(s["median"])
-            lo.append(s["median"] - s["min"])
-            hi.append(s["max"] - s["median"])
+            if s:
+                xs.append(i + (j - 0.5) * width)
+                points.append(s)
         if xs:
-            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, color=color,
+            ys, err = median_and_spread(points)
+            ax.bar(xs, ys, width, yerr=err, capsize=3, color=color,
                    label=f"storage_backend={backend}")
     best = best_limit_summary(runs, "write")
     if best:
@@ -228,19 +226,17 @@ def plot_streams(suite, runs, out, stamp, plt):
     tests = list(STREAM_TARGETS)
     width = 0.27
     for j, backend in enumerate(STREAM_ASKED):
-        xs, ys, lo, hi = [], [], [], []
+        xs, points = [], []
         for i, test in enumerate(tests):
             s = next((r for r in rows if r["name"].startswith(f"backends: {backend} {test} ")), None)
-            if not s:
-                continue
-            xs.append(i + (j - 1) * width)
-            ys.append(s["median"])
-            lo.append(s["median"] - s["min"])
-            hi.append(s["max"] - s["median"])
+            if s:
+                xs.append(i + (j - 1) * width)
+                points.append(s)
         if xs:
             name = ("default (auto: " + _stream_backend(runs, backend) + ")"
                     if backend == "default" else f"storage_backend={backend}")
-            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, color=colors[backend], label=name)
+            ys, err = median_and_spread(points)
+            ax.bar(xs, ys, width, yerr=err, capsize=3, color=colors[backend], label=name)
     for i, test in enumerate(tests):
         target = STREAM_TARGETS[test][0]
         ax.hlines(target, i - 0.45, i + 0.45, color="tab:red", ls="--",
