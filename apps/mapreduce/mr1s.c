@@ -81,8 +81,8 @@ static int checkpoint(struct mr_job *j, MPI_Win win, const char *what) {
 
 struct outbox {
   struct w1_key *newk; /* keys new to the reducer */
-  uint64_t *vals;      /* the accumulated span of counts */
-  uint64_t nnew, first, lo, span, kcap, vcap;
+  uint64_t *vals;      /* this task's counts by region index, [0, used) */
+  uint64_t nnew, first, lo, hi, kcap, vcap;
   struct w1_prog pr;   /* stays put until the epoch ends */
 };
 
@@ -91,64 +91,76 @@ struct mapper {
   int64_t *applied; /* per reducer: last round of ours in its durable-or-newer counts */
   uint64_t *used;   /* per reducer: keys of ours there */
   struct mr_table *mirror; /* per reducer: hash -> key index (in .count) */
-  uint32_t *list;   /* task table slots, grouped by reducer */
-  uint64_t *start;  /* np + 1 group starts */
-  int *idx;
   /* per task table slot: its word's index in its reducer's region for us
    * (UINT32_MAX: look it up in mirror), kept while the table keeps its size */
   uint32_t *ridx;
   uint64_t ridx_cap;
   struct outbox *out; /* per reducer: what this task sends it */
-  size_t cap;
 };
 
-/* Prepares this task's words of reducer q (prepare), sent with those of
- * every other reducer in one passive-target epoch (post). The counts go as
- * one contiguous MPI_Accumulate (MPI_SUM) of the span of region slots the
- * task touched, zeros between: one operation whatever the MPI does with
- * accumulates (Open MPI's osc/ucx makes a get and a put of each contiguous
- * piece; an indexed datatype of single counts cost one round trip each). */
-static int prepare(struct mr_job *j, struct mapper *m, int q, const struct mr_table *t) {
+static void *grow_array(void *p, uint64_t *cap, uint64_t need, size_t elem) {
+  if (need <= *cap) return p;
+  *cap = need * 2;
+  return realloc(p, *cap * elem);
+}
+
+/* Index of table slot i's word in reducer q's region for us; a word new to
+ * q is appended to its keys (UINT64_MAX: the region is full). */
+static uint64_t region_index(struct mapper *m, int q, uint64_t i, const struct mr_rec *e) {
   struct outbox *o = &m->out[q];
-  uint64_t slots = m->L.slots, lo = UINT64_MAX, hi = 0;
-  uint64_t n = m->start[q + 1] - m->start[q];
-  o->first = m->used[q], o->nnew = 0;
-  if (n > o->kcap) {
-    o->kcap = n * 2;
-    o->newk = realloc(o->newk, o->kcap * sizeof *o->newk);
+  if (m->ridx[i] != UINT32_MAX) return m->ridx[i];
+  struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
+  if (!s) {
+    if (m->used[q] == m->L.slots) return UINT64_MAX;
+    s = mr_table_get(&m->mirror[q], e->hash, NULL);
+    s->count = m->used[q]++;
+    o->newk = grow_array(o->newk, &o->kcap, o->nnew + 1, sizeof *o->newk);
+    o->newk[o->nnew].hash = e->hash;
+    memcpy(o->newk[o->nnew].word, e->word, sizeof e->word);
+    o->nnew++;
+    o->vals = grow_array(o->vals, &o->vcap, m->used[q], sizeof *o->vals);
   }
-  for (uint64_t k = 0; k < n; k++) {
-    uint32_t i = m->list[m->start[q] + k];
-    uint64_t at = m->ridx[i];
-    if (at == UINT32_MAX) { /* first time this slot's word is sent since the table grew */
-      const struct mr_rec *e = &t->slot[i];
-      struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
-      if (!s) {
-        if (m->used[q] == slots) {
-          snprintf(j->err, sizeof j->err, "reducer %d's region for this mapper is full (%llu "
-                   "words): raise --slots", q, (unsigned long long)slots);
-          return MR_ERR_FULL;
-        }
-        s = mr_table_get(&m->mirror[q], e->hash, NULL);
-        s->count = m->used[q]++;
-        o->newk[o->nnew].hash = e->hash;
-        memcpy(o->newk[o->nnew].word, e->word, sizeof e->word);
-        o->nnew++;
-      }
-      at = m->ridx[i] = (uint32_t)s->count;
+  return m->ridx[i] = (uint32_t)s->count;
+}
+
+/* Takes this task's counts out of the table (one pass over it; the words
+ * stay for the next task, their counts go back to zero) into each
+ * reducer's outbox, by region index. A reducer whose checkpoint already
+ * has this round (restart) gets nothing. The counts go as one contiguous
+ * MPI_Accumulate (MPI_SUM) of the span of region slots the task touched,
+ * zeros between: one operation whatever the MPI does with accumulates
+ * (Open MPI's osc/ucx makes a get and a put of each contiguous piece; an
+ * indexed datatype of single counts cost one round trip each). */
+static int collect(struct mr_job *j, struct mapper *m, struct mr_table *t, int64_t round) {
+  uint64_t np = (uint64_t)j->np;
+  if (t->cap != m->ridx_cap) { /* the table grew: its words moved */
+    m->ridx_cap = t->cap;
+    m->ridx = realloc(m->ridx, m->ridx_cap * sizeof *m->ridx);
+    memset(m->ridx, 0xff, m->ridx_cap * sizeof *m->ridx); /* UINT32_MAX: not known */
+  }
+  for (uint64_t q = 0; q < np; q++) {
+    struct outbox *o = &m->out[q];
+    o->first = m->used[q], o->nnew = 0, o->lo = UINT64_MAX, o->hi = 0;
+    o->vals = grow_array(o->vals, &o->vcap, m->used[q] + 1, sizeof *o->vals);
+    memset(o->vals, 0, m->used[q] * sizeof *o->vals);
+  }
+  for (uint64_t i = 0; i < t->cap; i++) {
+    struct mr_rec *e = &t->slot[i];
+    if (!e->count) continue;
+    uint64_t c = e->count, q = e->hash % np;
+    e->count = 0;
+    if (m->applied[q] >= round) continue;
+    uint64_t at = region_index(m, (int)q, i, e);
+    if (at == UINT64_MAX) {
+      snprintf(j->err, sizeof j->err, "reducer %d's region for this mapper is full (%llu "
+               "words): raise --slots", (int)q, (unsigned long long)m->L.slots);
+      return MR_ERR_FULL;
     }
-    m->idx[k] = (int)at;
-    if (at < lo) lo = at;
-    if (at > hi) hi = at;
+    struct outbox *o = &m->out[q];
+    o->vals[at] = c;
+    if (at < o->lo) o->lo = at;
+    if (at > o->hi) o->hi = at;
   }
-  o->lo = lo, o->span = n ? hi - lo + 1 : 0;
-  if (o->span > o->vcap) {
-    o->vcap = o->span * 2;
-    o->vals = realloc(o->vals, o->vcap * sizeof *o->vals);
-  }
-  if (o->span) memset(o->vals, 0, o->span * sizeof *o->vals);
-  for (uint64_t k = 0; k < n; k++)
-    o->vals[(uint64_t)m->idx[k] - lo] = t->slot[m->list[m->start[q] + k]].count;
   return MR_OK;
 }
 
@@ -169,10 +181,12 @@ static int post(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) 
       e = MPI_Put(o->newk, (int)(o->nnew * sizeof *o->newk), MPI_BYTE, q,
                   (MPI_Aint)(m->L.keys + ((uint64_t)me * slots + o->first) * sizeof *o->newk),
                   (int)(o->nnew * sizeof *o->newk), MPI_BYTE, win);
-    if (!e && o->span)
-      e = MPI_Accumulate(o->vals, (int)o->span, MPI_UINT64_T, q,
-                         (MPI_Aint)(m->L.counts + ((uint64_t)me * slots + o->lo) * 8),
-                         (int)o->span, MPI_UINT64_T, MPI_SUM, win);
+    if (!e && o->lo <= o->hi) {
+      int span = (int)(o->hi - o->lo + 1);
+      e = MPI_Accumulate(o->vals + o->lo, span, MPI_UINT64_T, q,
+                         (MPI_Aint)(m->L.counts + ((uint64_t)me * slots + o->lo) * 8), span,
+                         MPI_UINT64_T, MPI_SUM, win);
+    }
     if (!e)
       e = MPI_Put(&o->pr, sizeof o->pr, MPI_BYTE, q,
                   (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)me * sizeof o->pr),
@@ -184,30 +198,6 @@ static int post(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) 
   for (int q = 0; q < j->np; q++)
     if (m->applied[q] < round) m->applied[q] = round;
   return MR_OK;
-}
-
-static void group(struct mapper *m, const struct mr_table *t, int np) {
-  if (t->used > m->cap) {
-    m->cap = t->used * 2;
-    m->list = realloc(m->list, m->cap * sizeof *m->list);
-    m->idx = realloc(m->idx, m->cap * sizeof *m->idx);
-  }
-  if (t->cap != m->ridx_cap) { /* the table grew: its words moved */
-    m->ridx_cap = t->cap;
-    m->ridx = realloc(m->ridx, m->ridx_cap * sizeof *m->ridx);
-    memset(m->ridx, 0xff, m->ridx_cap * sizeof *m->ridx); /* UINT32_MAX: not known */
-  }
-  memset(m->start, 0, ((size_t)np + 1) * sizeof *m->start);
-  for (uint64_t i = 0; i < t->cap; i++)
-    if (t->slot[i].count) m->start[t->slot[i].hash % (uint64_t)np + 1]++;
-  for (int q = 0; q < np; q++) m->start[q + 1] += m->start[q];
-  uint64_t *fill = calloc((size_t)np, sizeof *fill);
-  for (uint64_t i = 0; i < t->cap; i++)
-    if (t->slot[i].count) {
-      int q = (int)(t->slot[i].hash % (uint64_t)np);
-      m->list[m->start[q] + fill[q]++] = (uint32_t)i;
-    }
-  free(fill);
 }
 
 /* After --restart: what of ours each reducer's checkpoint holds. */
@@ -362,7 +352,6 @@ int mr_run_1s(struct mr_job *j) {
   m.applied = calloc((size_t)np, sizeof *m.applied);
   m.used = calloc((size_t)np, sizeof *m.used);
   m.mirror = calloc((size_t)np, sizeof *m.mirror);
-  m.start = calloc((size_t)np + 1, sizeof *m.start);
   m.out = calloc((size_t)np, sizeof *m.out);
   for (int q = 0; q < np; q++) mr_table_init(&m.mirror[q], 1024), m.applied[q] = -1;
   struct mr_table t;
@@ -382,12 +371,8 @@ int mr_run_1s(struct mr_job *j) {
     for (int q = 0; q < np; q++) need |= m.applied[q] < (int64_t)round;
     if (!failed && need && task < j->in.ntasks) {
       failed = mr_map_task(j, task, &t, poke);
-      if (!failed) group(&m, &t, np);
-      for (int q = 0; q < np && !failed; q++)
-        if (m.applied[q] < (int64_t)round) failed = prepare(j, &m, q, &t);
+      if (!failed) failed = collect(j, &m, &t, (int64_t)round);
       if (!failed) failed = post(j, &m, win, (int64_t)round);
-      if (!failed) /* sent: the words stay in the table for the next task, their counts go */
-        for (uint64_t k = 0; k < m.start[np]; k++) t.slot[m.list[k]].count = 0;
     }
     if (o->task_delay_ms) mr_msleep(o->task_delay_ms);
     if (!failed && ft && mr_ckpt_after(o, round, j->rounds)) failed = checkpoint(j, win, "map");
@@ -413,9 +398,9 @@ out:
   if (owin != MPI_WIN_NULL) MPI_Win_free(&owin);
   MPI_Win_free(&win);
   for (int q = 0; q < np; q++) mr_table_free(&m.mirror[q]);
-  free(m.applied), free(m.used), free(m.mirror), free(m.start);
+  free(m.applied), free(m.used), free(m.mirror);
   for (int q = 0; q < np; q++) free(m.out[q].newk), free(m.out[q].vals);
-  free(m.list), free(m.idx), free(m.out), free(m.ridx);
+  free(m.out), free(m.ridx);
   mr_table_free(&t);
   return rc;
 }
