@@ -9,16 +9,13 @@
  * storage_sync=atomic; a checkpoint is the reducer's own MPI_Win_sync under
  * an exclusive lock on itself (only the pages written since the last one
  * reach the file), after chosen map rounds and after the reduce. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "win1s.h"
-
-struct out_head {
-  uint64_t magic, fingerprint, n, pad[5];
-};
 
 static void poke(void) { /* lets the MPI progress RMA aimed at this rank */
   int flag;
@@ -205,10 +202,13 @@ static int resume(struct mr_job *j, struct mapper *m, MPI_Win win) {
   int64_t lo = INT64_MAX;
   for (int q = 0; q < j->np; q++) {
     struct w1_prog pr;
+    uint64_t reduced;
     MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
     MPI_Get(&pr, sizeof pr, MPI_BYTE, q,
             (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)j->rank * sizeof pr), sizeof pr,
             MPI_BYTE, win);
+    MPI_Get(&reduced, 1, MPI_UINT64_T, q, (MPI_Aint)offsetof(struct w1_head, reduced), 1,
+            MPI_UINT64_T, win);
     MPI_Win_unlock(q, win);
     if (pr.used > m->L.slots) {
       snprintf(j->err, sizeof j->err, "reducer %d's checkpoint is damaged", q);
@@ -216,7 +216,8 @@ static int resume(struct mr_job *j, struct mapper *m, MPI_Win win) {
     }
     m->applied[q] = pr.applied, m->used[q] = pr.used;
     if (pr.applied < lo) lo = pr.applied;
-    if (!pr.used) continue;
+    /* reduced: its result lies over the regions, and it has every task of ours */
+    if (!pr.used || reduced) continue;
     struct w1_key *k = malloc(pr.used * sizeof *k);
     MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
     MPI_Get(k, (int)(pr.used * sizeof *k), MPI_BYTE, q,
@@ -258,63 +259,41 @@ static int open_head(struct mr_job *j, const struct w1_layout *L, void *base, in
   return MR_OK;
 }
 
-/* After every map: merge the np regions into the reducer's words, keep them
- * in a second storage window, checkpoint both. */
-static int reduce(struct mr_job *j, const struct w1_layout *L, void *base, MPI_Win win,
-                  int storage, int ft, struct mr_rec **out, uint64_t *nout, MPI_Win *owin) {
+/* After every map: merge the np regions into the reducer's words and write
+ * them, packed, over the regions (no longer needed), with reduced = 1 +
+ * their number in the header; the checkpoint after the reduce is one atomic
+ * sync, so the file holds either the regions or the result, never a mix. */
+static int reduce(struct mr_job *j, const struct w1_layout *L, void *base, MPI_Win win, int ft,
+                  struct mr_rec **out, uint64_t *nout) {
   struct w1_head *h = base;
   struct w1_prog *pr = (struct w1_prog *)(h + 1);
   const uint64_t *counts = (const uint64_t *)((char *)base + L->counts);
   const struct w1_key *keys = (const struct w1_key *)((char *)base + L->keys);
-  struct mr_table red;
-  mr_table_init(&red, 1 << 16);
+  struct mr_rec *res = (struct mr_rec *)((char *)base + L->counts);
+  uint64_t room = (L->size - L->counts) / sizeof *res; /* >= np * slots: every key fits */
+  int rc = MR_OK;
   MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
   MPI_Win_sync(win); /* every mapper's epoch is closed: see their bytes */
-  uint64_t done = h->reduced;
-  if (!done)
+  uint64_t done = h->reduced, n = done ? done - 1 : 0;
+  if (n > room) {
+    snprintf(j->err, sizeof j->err, "--restart: '%s/mr1s-r%d.win' holds a damaged result",
+             j->o->path, j->rank);
+    rc = MR_ERR_CKPT;
+  } else if (!done) {
+    struct mr_table red;
+    mr_table_init(&red, 1 << 16);
     for (int p = 0; p < j->np; p++)
       for (uint64_t i = 0; i < pr[p].used; i++) {
         uint64_t at = (uint64_t)p * L->slots + i;
         mr_table_get(&red, keys[at].hash, keys[at].word)->count += counts[at];
       }
-  MPI_Win_unlock(j->rank, win);
-  uint64_t n = done ? done - 1 : red.used;
-  char file[4200];
-  snprintf(file, sizeof file, "%s/mr1s-r%d.out", j->o->path ? j->o->path : ".", j->rank);
-  void *obase;
-  int rc = make_window(j, file, sizeof(struct out_head) + (n + 1) * sizeof(struct mr_rec),
-                       storage, ft, &obase, owin);
-  if ((rc = mr_agree(j, rc))) {
+    n = mr_table_pack(&red, res); /* the regions are read: overwrite them */
     mr_table_free(&red);
-    return rc;
-  }
-  struct out_head *oh = obase;
-  struct mr_rec *r = (struct mr_rec *)(oh + 1);
-  double t = mr_now();
-  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, *owin);
-  if (done) {
-    if (oh->magic != W1_OUT_MAGIC || oh->fingerprint != j->in.fingerprint || oh->n != n) {
-      snprintf(j->err, sizeof j->err, "--restart: '%s' does not hold the reduce's result", file);
-      rc = MR_ERR_CKPT;
-    }
-  } else {
-    mr_table_pack(&red, r);
-    *oh = (struct out_head){W1_OUT_MAGIC, j->in.fingerprint, n, {0}};
-    if (ft && MPI_Win_sync(*owin)) {
-      snprintf(j->err, sizeof j->err, "MPI_Win_sync of '%s' failed", file);
-      rc = MR_ERR_RUN;
-    }
-  }
-  MPI_Win_unlock(j->rank, *owin);
-  if (ft) j->t_ckpt += mr_now() - t;
-  mr_table_free(&red);
-  if (!rc && !done && ft) { /* the result is whole: say so in the main window */
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
     h->reduced = n + 1;
-    MPI_Win_unlock(j->rank, win);
-    rc = checkpoint(j, win, "reduce");
   }
-  *out = r, *nout = n;
+  MPI_Win_unlock(j->rank, win);
+  if (!rc && !done && ft) rc = checkpoint(j, win, "reduce");
+  *out = res, *nout = n;
   return mr_agree(j, rc);
 }
 
@@ -342,7 +321,7 @@ int mr_run_1s(struct mr_job *j) {
   }
   if ((rc = mr_agree(j, rc))) return rc;
   void *base;
-  MPI_Win win, owin = MPI_WIN_NULL;
+  MPI_Win win;
   if ((rc = mr_agree(j, make_window(j, file, L.size, storage, ft, &base, &win)))) return rc;
   MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
   rc = open_head(j, &L, base, storage);
@@ -380,7 +359,7 @@ int mr_run_1s(struct mr_job *j) {
   if ((rc = mr_agree(j, failed))) goto out; /* also: every mapper's epochs are closed */
   j->t_map = mr_now() - t0;
   t0 = mr_now();
-  rc = reduce(j, &L, base, win, storage, ft, &r, &n, &owin);
+  rc = reduce(j, &L, base, win, ft, &r, &n);
   j->t_reduce = mr_now() - t0;
   if (rc) goto out;
   j->ckpt_bytes = ft ? L.size : 0;
@@ -388,14 +367,13 @@ int mr_run_1s(struct mr_job *j) {
   for (uint64_t i = 0; i < n; i++) words += r[i].count;
   mine[0] = words, mine[1] = n;
   MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  /* the records live in the result window: copy before writing out */
+  /* the records live in the window: copy before writing out */
   struct mr_rec *copy = malloc((n + 1) * sizeof *copy);
   memcpy(copy, r, n * sizeof *r);
   rc = mr_write_counts(j, copy, n);
   free(copy);
   if (!rc) mr_report(j, "1s", storage ? "storage" : "memory", all[1], all[0]);
 out:
-  if (owin != MPI_WIN_NULL) MPI_Win_free(&owin);
   MPI_Win_free(&win);
   for (int q = 0; q < np; q++) mr_table_free(&m.mirror[q]);
   free(m.applied), free(m.used), free(m.mirror);
