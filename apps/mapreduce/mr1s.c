@@ -17,11 +17,6 @@
 
 #include "win1s.h"
 
-static void poke(void) { /* lets the MPI progress RMA aimed at this rank */
-  int flag;
-  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-}
-
 static int mpi_fail(struct mr_job *j, const char *what, int code, int rc) {
   char s[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -93,6 +88,7 @@ struct mapper {
   uint32_t *ridx;
   uint64_t ridx_cap;
   struct outbox *out; /* per reducer: what this task sends it */
+  int64_t open_round; /* the map round whose epoch is open; -1: none */
 };
 
 static void *grow_array(void *p, uint64_t *cap, uint64_t need, size_t elem) {
@@ -164,12 +160,17 @@ static int collect(struct mr_job *j, struct mapper *m, struct mr_table *t, int64
 /* One epoch to every reducer (MPI_Win_lock_all: shared locks, so a
  * reducer's checkpoint, an exclusive lock on itself, still sees all of a
  * task or none of it): the reducers' completions are awaited together, not
- * one reducer after another. */
-static int post(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) {
+ * one reducer after another. post_open starts it and issues the task's
+ * operations; post_close (MPI_Win_unlock_all) completes it, a quarter into
+ * the map of the next task (see `due`), by when the targets have had their
+ * pokes: the mapper does not wait for them. */
+static int post_open(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) {
   uint64_t slots = m->L.slots;
   MPI_Aint me = j->rank;
   double t0 = mr_now();
   int e = MPI_Win_lock_all(0, win);
+  if (e) return mpi_fail(j, "MPI_Win_lock_all on the reducers' windows", e, MR_ERR_RUN);
+  m->open_round = round;
   for (int q = 0; q < j->np && !e; q++) {
     struct outbox *o = &m->out[q];
     if (m->applied[q] >= round) continue; /* its checkpoint has this round (restart) */
@@ -189,12 +190,54 @@ static int post(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) 
                   (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)me * sizeof o->pr),
                   sizeof o->pr, MPI_BYTE, win);
   }
-  int u = MPI_Win_unlock_all(win);
   j->t_comm += mr_now() - t0;
-  if (e || u) return mpi_fail(j, "RMA into the reducers' windows", e ? e : u, MR_ERR_RUN);
+  return e ? mpi_fail(j, "RMA into the reducers' windows", e, MR_ERR_RUN) : MR_OK;
+}
+
+static int post_close(struct mr_job *j, struct mapper *m, MPI_Win win) {
+  double t0 = mr_now();
+  int e = MPI_Win_unlock_all(win);
+  j->t_comm += mr_now() - t0;
+  int64_t round = m->open_round;
+  m->open_round = -1;
+  if (e) return mpi_fail(j, "MPI_Win_unlock_all on the reducers' windows", e, MR_ERR_RUN);
   for (int q = 0; q < j->np; q++)
     if (m->applied[q] < round) m->applied[q] = round;
   return MR_OK;
+}
+
+/* What is due while the next task is mapped: the open epoch's completion a
+ * quarter in, then the checkpoint of the round before half way, when the
+ * other mappers, whose tasks are as long, are mapping too and hold no
+ * epoch that the checkpoint's exclusive lock would wait for. poke() runs
+ * them, settle() runs what is left (a short task, the last round). */
+static struct {
+  struct mr_job *j;
+  struct mapper *m;
+  MPI_Win win;
+  int ckpt;          /* a checkpoint due (after m->open_round's epoch is closed) */
+  int failed;
+  uint64_t pokes, close_at, ckpt_at;
+} due;
+
+static void settle(void) {
+  if (due.m->open_round >= 0) {
+    int rc = post_close(due.j, due.m, due.win);
+    if (!due.failed) due.failed = rc;
+  }
+  if (due.ckpt && !due.failed) due.failed = checkpoint(due.j, due.win, "map");
+  due.ckpt = 0;
+}
+
+static void poke(void) { /* lets the MPI progress RMA aimed at this rank */
+  int flag;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  due.pokes++;
+  if (due.m->open_round >= 0 && due.pokes >= due.close_at) {
+    int rc = post_close(due.j, due.m, due.win);
+    if (!due.failed) due.failed = rc;
+  }
+  if (due.ckpt && due.m->open_round < 0 && due.pokes >= due.ckpt_at) settle();
 }
 
 /* After --restart: what of ours each reducer's checkpoint holds. */
@@ -327,7 +370,7 @@ int mr_run_1s(struct mr_job *j) {
   rc = open_head(j, &L, base, storage);
   MPI_Win_unlock(j->rank, win);
   if (!rc && ft && !o->restart) rc = checkpoint(j, win, "start"), j->nckpt--;
-  struct mapper m = {.L = L};
+  struct mapper m = {.L = L, .open_round = -1};
   m.applied = calloc((size_t)np, sizeof *m.applied);
   m.used = calloc((size_t)np, sizeof *m.used);
   m.mirror = calloc((size_t)np, sizeof *m.mirror);
@@ -343,20 +386,28 @@ int mr_run_1s(struct mr_job *j) {
     if ((rc = mr_agree(j, resume(j, &m, win)))) goto out;
   }
   double t0 = mr_now();
-  int failed = MR_OK;
+  uint64_t pokes_per_task = j->in.task_size >> 15; /* mr_map_task pokes every ~32 KiB */
+  due.j = j, due.m = &m, due.win = win, due.ckpt = 0, due.failed = MR_OK;
+  due.close_at = pokes_per_task / 4, due.ckpt_at = pokes_per_task / 2;
   for (uint64_t round = 0; round < j->rounds; round++) {
     uint64_t task = round * (uint64_t)np + (uint64_t)j->rank;
     int need = 0;
     for (int q = 0; q < np; q++) need |= m.applied[q] < (int64_t)round;
-    if (!failed && need && task < j->in.ntasks) {
-      failed = mr_map_task(j, task, &t, poke);
-      if (!failed) failed = collect(j, &m, &t, (int64_t)round);
-      if (!failed) failed = post(j, &m, win, (int64_t)round);
+    if (!due.failed && need && task < j->in.ntasks) {
+      due.pokes = 0;
+      int rc1 = mr_map_task(j, task, &t, poke); /* runs what is due on the way */
+      settle();
+      if (!due.failed) due.failed = rc1;
+      if (!due.failed) due.failed = collect(j, &m, &t, (int64_t)round);
+      if (!due.failed) due.failed = post_open(j, &m, win, (int64_t)round);
+    } else {
+      settle();
     }
     if (o->task_delay_ms) mr_msleep(o->task_delay_ms);
-    if (!failed && ft && mr_ckpt_after(o, round, j->rounds)) failed = checkpoint(j, win, "map");
+    if (ft && mr_ckpt_after(o, round, j->rounds)) due.ckpt = 1;
   }
-  if ((rc = mr_agree(j, failed))) goto out; /* also: every mapper's epochs are closed */
+  settle(); /* the last round's epoch and checkpoint */
+  if ((rc = mr_agree(j, due.failed))) goto out; /* also: every mapper's epochs are closed */
   j->t_map = mr_now() - t0;
   t0 = mr_now();
   rc = reduce(j, &L, base, win, ft, &r, &n);
