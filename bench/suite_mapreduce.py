@@ -32,7 +32,7 @@ PROGRAMS = {"mapreduce": "apps/mapreduce/mapreduce"}
 KEY_FIELDS = {"mapreduce": ["mode", "ranks", "checkpoints", "window", "aa", "task_size",
                             "input_bytes"]}
 METRICS = {"mapreduce": ["seconds", "map_seconds", "reduce_seconds", "ckpt_seconds",
-                         "ckpt_count", "load1"]}
+                         "comm_seconds", "ckpt_count", "load1"]}
 PATH_ARG = {"mapreduce"}
 
 
@@ -200,9 +200,11 @@ def readme(doc):
                      + (" (A/A)" if f.get("aa") else ""), f.get("window"),
                      f"**{fmt_stat(m.get('seconds'))}**", fmt_stat(m.get("map_seconds")),
                      fmt_stat(m.get("reduce_seconds")), fmt_stat(m.get("ckpt_seconds")),
-                     fmt_stat(m.get("ckpt_count"))])
+                     fmt_stat(m.get("comm_seconds")), fmt_stat(m.get("ckpt_count"))])
     s.append(md_table(["ranks", "program", "run", "window", "seconds", "map s", "reduce s",
-                       "checkpoint s (slowest rank)", "checkpoints per rank"], rows))
+                       "checkpoint s (slowest rank)",
+                       "communication s (slowest rank: MR-1S epochs, MR-2S shuffle)",
+                       "checkpoints per rank"], rows))
     s.append("")
     rat = [r for r in doc.get("ratios", []) if r["name"].startswith("MR-")]
     if rat:

@@ -9,21 +9,13 @@
  * storage_sync=atomic; a checkpoint is the reducer's own MPI_Win_sync under
  * an exclusive lock on itself (only the pages written since the last one
  * reach the file), after chosen map rounds and after the reduce. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "win1s.h"
-
-struct out_head {
-  uint64_t magic, fingerprint, n, pad[5];
-};
-
-static void poke(void) { /* lets the MPI progress RMA aimed at this rank */
-  int flag;
-  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-}
 
 static int mpi_fail(struct mr_job *j, const char *what, int code, int rc) {
   char s[MPI_MAX_ERROR_STRING];
@@ -81,8 +73,8 @@ static int checkpoint(struct mr_job *j, MPI_Win win, const char *what) {
 
 struct outbox {
   struct w1_key *newk; /* keys new to the reducer */
-  uint64_t *vals;      /* the accumulated span of counts */
-  uint64_t nnew, first, lo, span, kcap, vcap;
+  uint64_t *vals;      /* this task's counts by region index, [0, used) */
+  uint64_t nnew, first, lo, hi, kcap, vcap;
   struct w1_prog pr;   /* stays put until the epoch ends */
 };
 
@@ -91,76 +83,94 @@ struct mapper {
   int64_t *applied; /* per reducer: last round of ours in its durable-or-newer counts */
   uint64_t *used;   /* per reducer: keys of ours there */
   struct mr_table *mirror; /* per reducer: hash -> key index (in .count) */
-  uint32_t *list;   /* task table slots, grouped by reducer */
-  uint64_t *start;  /* np + 1 group starts */
-  int *idx;
   /* per task table slot: its word's index in its reducer's region for us
    * (UINT32_MAX: look it up in mirror), kept while the table keeps its size */
   uint32_t *ridx;
   uint64_t ridx_cap;
   struct outbox *out; /* per reducer: what this task sends it */
-  size_t cap;
+  int64_t open_round; /* the map round whose epoch is open; -1: none */
 };
 
-/* Prepares this task's words of reducer q (prepare), sent with those of
- * every other reducer in one passive-target epoch (post). The counts go as
- * one contiguous MPI_Accumulate (MPI_SUM) of the span of region slots the
- * task touched, zeros between: one operation whatever the MPI does with
- * accumulates (Open MPI's osc/ucx makes a get and a put of each contiguous
- * piece; an indexed datatype of single counts cost one round trip each). */
-static int prepare(struct mr_job *j, struct mapper *m, int q, const struct mr_table *t) {
+static void *grow_array(void *p, uint64_t *cap, uint64_t need, size_t elem) {
+  if (need <= *cap) return p;
+  *cap = need * 2;
+  return realloc(p, *cap * elem);
+}
+
+/* Index of table slot i's word in reducer q's region for us; a word new to
+ * q is appended to its keys (UINT64_MAX: the region is full). */
+static uint64_t region_index(struct mapper *m, int q, uint64_t i, const struct mr_rec *e) {
   struct outbox *o = &m->out[q];
-  uint64_t slots = m->L.slots, lo = UINT64_MAX, hi = 0;
-  uint64_t n = m->start[q + 1] - m->start[q];
-  o->first = m->used[q], o->nnew = 0;
-  if (n > o->kcap) {
-    o->kcap = n * 2;
-    o->newk = realloc(o->newk, o->kcap * sizeof *o->newk);
+  if (m->ridx[i] != UINT32_MAX) return m->ridx[i];
+  struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
+  if (!s) {
+    if (m->used[q] == m->L.slots) return UINT64_MAX;
+    s = mr_table_get(&m->mirror[q], e->hash, NULL);
+    s->count = m->used[q]++;
+    o->newk = grow_array(o->newk, &o->kcap, o->nnew + 1, sizeof *o->newk);
+    o->newk[o->nnew].hash = e->hash;
+    memcpy(o->newk[o->nnew].word, e->word, sizeof e->word);
+    o->nnew++;
+    o->vals = grow_array(o->vals, &o->vcap, m->used[q], sizeof *o->vals);
   }
-  for (uint64_t k = 0; k < n; k++) {
-    uint32_t i = m->list[m->start[q] + k];
-    uint64_t at = m->ridx[i];
-    if (at == UINT32_MAX) { /* first time this slot's word is sent since the table grew */
-      const struct mr_rec *e = &t->slot[i];
-      struct mr_rec *s = mr_table_find(&m->mirror[q], e->hash);
-      if (!s) {
-        if (m->used[q] == slots) {
-          snprintf(j->err, sizeof j->err, "reducer %d's region for this mapper is full (%llu "
-                   "words): raise --slots", q, (unsigned long long)slots);
-          return MR_ERR_FULL;
-        }
-        s = mr_table_get(&m->mirror[q], e->hash, NULL);
-        s->count = m->used[q]++;
-        o->newk[o->nnew].hash = e->hash;
-        memcpy(o->newk[o->nnew].word, e->word, sizeof e->word);
-        o->nnew++;
-      }
-      at = m->ridx[i] = (uint32_t)s->count;
+  return m->ridx[i] = (uint32_t)s->count;
+}
+
+/* Takes this task's counts out of the table (one pass over it; the words
+ * stay for the next task, their counts go back to zero) into each
+ * reducer's outbox, by region index. A reducer whose checkpoint already
+ * has this round (restart) gets nothing. The counts go as one contiguous
+ * MPI_Accumulate (MPI_SUM) of the span of region slots the task touched,
+ * zeros between: one operation whatever the MPI does with accumulates
+ * (Open MPI's osc/ucx makes a get and a put of each contiguous piece; an
+ * indexed datatype of single counts cost one round trip each). */
+static int collect(struct mr_job *j, struct mapper *m, struct mr_table *t, int64_t round) {
+  uint64_t np = (uint64_t)j->np;
+  if (t->cap != m->ridx_cap) { /* the table grew: its words moved */
+    m->ridx_cap = t->cap;
+    m->ridx = realloc(m->ridx, m->ridx_cap * sizeof *m->ridx);
+    memset(m->ridx, 0xff, m->ridx_cap * sizeof *m->ridx); /* UINT32_MAX: not known */
+  }
+  for (uint64_t q = 0; q < np; q++) {
+    struct outbox *o = &m->out[q];
+    o->first = m->used[q], o->nnew = 0, o->lo = UINT64_MAX, o->hi = 0;
+    o->vals = grow_array(o->vals, &o->vcap, m->used[q] + 1, sizeof *o->vals);
+    memset(o->vals, 0, m->used[q] * sizeof *o->vals);
+  }
+  for (uint64_t i = 0; i < t->cap; i++) {
+    struct mr_rec *e = &t->slot[i];
+    if (!e->count) continue;
+    uint64_t c = e->count, q = e->hash % np;
+    e->count = 0;
+    if (m->applied[q] >= round) continue;
+    uint64_t at = region_index(m, (int)q, i, e);
+    if (at == UINT64_MAX) {
+      snprintf(j->err, sizeof j->err, "reducer %d's region for this mapper is full (%llu "
+               "words): raise --slots", (int)q, (unsigned long long)m->L.slots);
+      return MR_ERR_FULL;
     }
-    m->idx[k] = (int)at;
-    if (at < lo) lo = at;
-    if (at > hi) hi = at;
+    struct outbox *o = &m->out[q];
+    o->vals[at] = c;
+    if (at < o->lo) o->lo = at;
+    if (at > o->hi) o->hi = at;
   }
-  o->lo = lo, o->span = n ? hi - lo + 1 : 0;
-  if (o->span > o->vcap) {
-    o->vcap = o->span * 2;
-    o->vals = realloc(o->vals, o->vcap * sizeof *o->vals);
-  }
-  if (o->span) memset(o->vals, 0, o->span * sizeof *o->vals);
-  for (uint64_t k = 0; k < n; k++)
-    o->vals[(uint64_t)m->idx[k] - lo] = t->slot[m->list[m->start[q] + k]].count;
   return MR_OK;
 }
 
 /* One epoch to every reducer (MPI_Win_lock_all: shared locks, so a
  * reducer's checkpoint, an exclusive lock on itself, still sees all of a
  * task or none of it): the reducers' completions are awaited together, not
- * one reducer after another. */
-static int post(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) {
+ * one reducer after another. post_open starts it and issues the task's
+ * operations; post_close (MPI_Win_unlock_all) completes it, a quarter into
+ * the map of the next task (see `due`), by when the targets have had their
+ * pokes: the mapper does not wait for them. */
+static int post_open(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) {
   uint64_t slots = m->L.slots;
   MPI_Aint me = j->rank;
   double t0 = mr_now();
   int e = MPI_Win_lock_all(0, win);
+  if (e) return mpi_fail(j, "MPI_Win_lock_all on the reducers' windows", e, MR_ERR_RUN);
+  m->open_round = round;
   for (int q = 0; q < j->np && !e; q++) {
     struct outbox *o = &m->out[q];
     if (m->applied[q] >= round) continue; /* its checkpoint has this round (restart) */
@@ -169,45 +179,65 @@ static int post(struct mr_job *j, struct mapper *m, MPI_Win win, int64_t round) 
       e = MPI_Put(o->newk, (int)(o->nnew * sizeof *o->newk), MPI_BYTE, q,
                   (MPI_Aint)(m->L.keys + ((uint64_t)me * slots + o->first) * sizeof *o->newk),
                   (int)(o->nnew * sizeof *o->newk), MPI_BYTE, win);
-    if (!e && o->span)
-      e = MPI_Accumulate(o->vals, (int)o->span, MPI_UINT64_T, q,
-                         (MPI_Aint)(m->L.counts + ((uint64_t)me * slots + o->lo) * 8),
-                         (int)o->span, MPI_UINT64_T, MPI_SUM, win);
+    if (!e && o->lo <= o->hi) {
+      int span = (int)(o->hi - o->lo + 1);
+      e = MPI_Accumulate(o->vals + o->lo, span, MPI_UINT64_T, q,
+                         (MPI_Aint)(m->L.counts + ((uint64_t)me * slots + o->lo) * 8), span,
+                         MPI_UINT64_T, MPI_SUM, win);
+    }
     if (!e)
       e = MPI_Put(&o->pr, sizeof o->pr, MPI_BYTE, q,
                   (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)me * sizeof o->pr),
                   sizeof o->pr, MPI_BYTE, win);
   }
-  int u = MPI_Win_unlock_all(win);
   j->t_comm += mr_now() - t0;
-  if (e || u) return mpi_fail(j, "RMA into the reducers' windows", e ? e : u, MR_ERR_RUN);
+  return e ? mpi_fail(j, "RMA into the reducers' windows", e, MR_ERR_RUN) : MR_OK;
+}
+
+static int post_close(struct mr_job *j, struct mapper *m, MPI_Win win) {
+  double t0 = mr_now();
+  int e = MPI_Win_unlock_all(win);
+  j->t_comm += mr_now() - t0;
+  int64_t round = m->open_round;
+  m->open_round = -1;
+  if (e) return mpi_fail(j, "MPI_Win_unlock_all on the reducers' windows", e, MR_ERR_RUN);
   for (int q = 0; q < j->np; q++)
     if (m->applied[q] < round) m->applied[q] = round;
   return MR_OK;
 }
 
-static void group(struct mapper *m, const struct mr_table *t, int np) {
-  if (t->used > m->cap) {
-    m->cap = t->used * 2;
-    m->list = realloc(m->list, m->cap * sizeof *m->list);
-    m->idx = realloc(m->idx, m->cap * sizeof *m->idx);
+/* What is due while the next task is mapped: the open epoch's completion a
+ * quarter in, then the checkpoint of the round before half way, when the
+ * other mappers, whose tasks are as long, are mapping too and hold no
+ * epoch that the checkpoint's exclusive lock would wait for. poke() runs
+ * them, settle() runs what is left (a short task, the last round). */
+static struct {
+  struct mr_job *j;
+  struct mapper *m;
+  MPI_Win win;
+  int ckpt;          /* a checkpoint due (after m->open_round's epoch is closed) */
+  int failed;
+  uint64_t pokes, close_at, ckpt_at;
+} due;
+
+static void settle(void) {
+  if (due.m->open_round >= 0) {
+    int rc = post_close(due.j, due.m, due.win);
+    if (!due.failed) due.failed = rc;
   }
-  if (t->cap != m->ridx_cap) { /* the table grew: its words moved */
-    m->ridx_cap = t->cap;
-    m->ridx = realloc(m->ridx, m->ridx_cap * sizeof *m->ridx);
-    memset(m->ridx, 0xff, m->ridx_cap * sizeof *m->ridx); /* UINT32_MAX: not known */
+  if (due.ckpt && !due.failed) due.failed = checkpoint(due.j, due.win, "map");
+  due.ckpt = 0;
+}
+
+static void poke(void) { /* lets the MPI progress RMA aimed at this rank */
+  int flag;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  due.pokes++;
+  if (due.m->open_round >= 0 && due.pokes >= due.close_at) {
+    int rc = post_close(due.j, due.m, due.win);
+    if (!due.failed) due.failed = rc;
   }
-  memset(m->start, 0, ((size_t)np + 1) * sizeof *m->start);
-  for (uint64_t i = 0; i < t->cap; i++)
-    if (t->slot[i].count) m->start[t->slot[i].hash % (uint64_t)np + 1]++;
-  for (int q = 0; q < np; q++) m->start[q + 1] += m->start[q];
-  uint64_t *fill = calloc((size_t)np, sizeof *fill);
-  for (uint64_t i = 0; i < t->cap; i++)
-    if (t->slot[i].count) {
-      int q = (int)(t->slot[i].hash % (uint64_t)np);
-      m->list[m->start[q] + fill[q]++] = (uint32_t)i;
-    }
-  free(fill);
+  if (due.ckpt && due.m->open_round < 0 && due.pokes >= due.ckpt_at) settle();
 }
 
 /* After --restart: what of ours each reducer's checkpoint holds. */
@@ -215,10 +245,13 @@ static int resume(struct mr_job *j, struct mapper *m, MPI_Win win) {
   int64_t lo = INT64_MAX;
   for (int q = 0; q < j->np; q++) {
     struct w1_prog pr;
+    uint64_t reduced;
     MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
     MPI_Get(&pr, sizeof pr, MPI_BYTE, q,
             (MPI_Aint)(sizeof(struct w1_head) + (uint64_t)j->rank * sizeof pr), sizeof pr,
             MPI_BYTE, win);
+    MPI_Get(&reduced, 1, MPI_UINT64_T, q, (MPI_Aint)offsetof(struct w1_head, reduced), 1,
+            MPI_UINT64_T, win);
     MPI_Win_unlock(q, win);
     if (pr.used > m->L.slots) {
       snprintf(j->err, sizeof j->err, "reducer %d's checkpoint is damaged", q);
@@ -226,7 +259,8 @@ static int resume(struct mr_job *j, struct mapper *m, MPI_Win win) {
     }
     m->applied[q] = pr.applied, m->used[q] = pr.used;
     if (pr.applied < lo) lo = pr.applied;
-    if (!pr.used) continue;
+    /* reduced: its result lies over the regions, and it has every task of ours */
+    if (!pr.used || reduced) continue;
     struct w1_key *k = malloc(pr.used * sizeof *k);
     MPI_Win_lock(MPI_LOCK_SHARED, q, 0, win);
     MPI_Get(k, (int)(pr.used * sizeof *k), MPI_BYTE, q,
@@ -268,63 +302,41 @@ static int open_head(struct mr_job *j, const struct w1_layout *L, void *base, in
   return MR_OK;
 }
 
-/* After every map: merge the np regions into the reducer's words, keep them
- * in a second storage window, checkpoint both. */
-static int reduce(struct mr_job *j, const struct w1_layout *L, void *base, MPI_Win win,
-                  int storage, int ft, struct mr_rec **out, uint64_t *nout, MPI_Win *owin) {
+/* After every map: merge the np regions into the reducer's words and write
+ * them, packed, over the regions (no longer needed), with reduced = 1 +
+ * their number in the header; the checkpoint after the reduce is one atomic
+ * sync, so the file holds either the regions or the result, never a mix. */
+static int reduce(struct mr_job *j, const struct w1_layout *L, void *base, MPI_Win win, int ft,
+                  struct mr_rec **out, uint64_t *nout) {
   struct w1_head *h = base;
   struct w1_prog *pr = (struct w1_prog *)(h + 1);
   const uint64_t *counts = (const uint64_t *)((char *)base + L->counts);
   const struct w1_key *keys = (const struct w1_key *)((char *)base + L->keys);
-  struct mr_table red;
-  mr_table_init(&red, 1 << 16);
+  struct mr_rec *res = (struct mr_rec *)((char *)base + L->counts);
+  uint64_t room = (L->size - L->counts) / sizeof *res; /* >= np * slots: every key fits */
+  int rc = MR_OK;
   MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
   MPI_Win_sync(win); /* every mapper's epoch is closed: see their bytes */
-  uint64_t done = h->reduced;
-  if (!done)
+  uint64_t done = h->reduced, n = done ? done - 1 : 0;
+  if (n > room) {
+    snprintf(j->err, sizeof j->err, "--restart: '%s/mr1s-r%d.win' holds a damaged result",
+             j->o->path, j->rank);
+    rc = MR_ERR_CKPT;
+  } else if (!done) {
+    struct mr_table red;
+    mr_table_init(&red, 1 << 16);
     for (int p = 0; p < j->np; p++)
       for (uint64_t i = 0; i < pr[p].used; i++) {
         uint64_t at = (uint64_t)p * L->slots + i;
         mr_table_get(&red, keys[at].hash, keys[at].word)->count += counts[at];
       }
-  MPI_Win_unlock(j->rank, win);
-  uint64_t n = done ? done - 1 : red.used;
-  char file[4200];
-  snprintf(file, sizeof file, "%s/mr1s-r%d.out", j->o->path ? j->o->path : ".", j->rank);
-  void *obase;
-  int rc = make_window(j, file, sizeof(struct out_head) + (n + 1) * sizeof(struct mr_rec),
-                       storage, ft, &obase, owin);
-  if ((rc = mr_agree(j, rc))) {
+    n = mr_table_pack(&red, res); /* the regions are read: overwrite them */
     mr_table_free(&red);
-    return rc;
-  }
-  struct out_head *oh = obase;
-  struct mr_rec *r = (struct mr_rec *)(oh + 1);
-  double t = mr_now();
-  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, *owin);
-  if (done) {
-    if (oh->magic != W1_OUT_MAGIC || oh->fingerprint != j->in.fingerprint || oh->n != n) {
-      snprintf(j->err, sizeof j->err, "--restart: '%s' does not hold the reduce's result", file);
-      rc = MR_ERR_CKPT;
-    }
-  } else {
-    mr_table_pack(&red, r);
-    *oh = (struct out_head){W1_OUT_MAGIC, j->in.fingerprint, n, {0}};
-    if (ft && MPI_Win_sync(*owin)) {
-      snprintf(j->err, sizeof j->err, "MPI_Win_sync of '%s' failed", file);
-      rc = MR_ERR_RUN;
-    }
-  }
-  MPI_Win_unlock(j->rank, *owin);
-  if (ft) j->t_ckpt += mr_now() - t;
-  mr_table_free(&red);
-  if (!rc && !done && ft) { /* the result is whole: say so in the main window */
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
     h->reduced = n + 1;
-    MPI_Win_unlock(j->rank, win);
-    rc = checkpoint(j, win, "reduce");
   }
-  *out = r, *nout = n;
+  MPI_Win_unlock(j->rank, win);
+  if (!rc && !done && ft) rc = checkpoint(j, win, "reduce");
+  *out = res, *nout = n;
   return mr_agree(j, rc);
 }
 
@@ -352,17 +364,16 @@ int mr_run_1s(struct mr_job *j) {
   }
   if ((rc = mr_agree(j, rc))) return rc;
   void *base;
-  MPI_Win win, owin = MPI_WIN_NULL;
+  MPI_Win win;
   if ((rc = mr_agree(j, make_window(j, file, L.size, storage, ft, &base, &win)))) return rc;
   MPI_Win_lock(MPI_LOCK_EXCLUSIVE, j->rank, 0, win);
   rc = open_head(j, &L, base, storage);
   MPI_Win_unlock(j->rank, win);
   if (!rc && ft && !o->restart) rc = checkpoint(j, win, "start"), j->nckpt--;
-  struct mapper m = {.L = L};
+  struct mapper m = {.L = L, .open_round = -1};
   m.applied = calloc((size_t)np, sizeof *m.applied);
   m.used = calloc((size_t)np, sizeof *m.used);
   m.mirror = calloc((size_t)np, sizeof *m.mirror);
-  m.start = calloc((size_t)np + 1, sizeof *m.start);
   m.out = calloc((size_t)np, sizeof *m.out);
   for (int q = 0; q < np; q++) mr_table_init(&m.mirror[q], 1024), m.applied[q] = -1;
   struct mr_table t;
@@ -375,27 +386,32 @@ int mr_run_1s(struct mr_job *j) {
     if ((rc = mr_agree(j, resume(j, &m, win)))) goto out;
   }
   double t0 = mr_now();
-  int failed = MR_OK;
+  uint64_t pokes_per_task = j->in.task_size >> 15; /* mr_map_task pokes every ~32 KiB */
+  due.j = j, due.m = &m, due.win = win, due.ckpt = 0, due.failed = MR_OK;
+  due.close_at = pokes_per_task / 4, due.ckpt_at = pokes_per_task / 2;
   for (uint64_t round = 0; round < j->rounds; round++) {
     uint64_t task = round * (uint64_t)np + (uint64_t)j->rank;
     int need = 0;
     for (int q = 0; q < np; q++) need |= m.applied[q] < (int64_t)round;
-    if (!failed && need && task < j->in.ntasks) {
-      failed = mr_map_task(j, task, &t, poke);
-      if (!failed) group(&m, &t, np);
-      for (int q = 0; q < np && !failed; q++)
-        if (m.applied[q] < (int64_t)round) failed = prepare(j, &m, q, &t);
-      if (!failed) failed = post(j, &m, win, (int64_t)round);
-      if (!failed) /* sent: the words stay in the table for the next task, their counts go */
-        for (uint64_t k = 0; k < m.start[np]; k++) t.slot[m.list[k]].count = 0;
+    if (!due.failed && need && task < j->in.ntasks) {
+      due.pokes = 0;
+      int rc1 = mr_map_task(j, task, &t, poke); /* runs what is due on the way */
+      settle();
+      if (!due.failed) due.failed = rc1;
+      if (!due.failed) due.failed = collect(j, &m, &t, (int64_t)round);
+      if (!due.failed) due.failed = post_open(j, &m, win, (int64_t)round);
+    } else {
+      settle();
     }
     if (o->task_delay_ms) mr_msleep(o->task_delay_ms);
-    if (!failed && ft && mr_ckpt_after(o, round, j->rounds)) failed = checkpoint(j, win, "map");
+    if (ft && mr_ckpt_after(o, round, j->rounds)) due.ckpt = 1;
   }
-  if ((rc = mr_agree(j, failed))) goto out; /* also: every mapper's epochs are closed */
+  settle(); /* the last round's epoch and checkpoint */
+  if ((rc = mr_agree(j, due.failed))) goto out; /* also: every mapper's epochs are closed */
   j->t_map = mr_now() - t0;
+  if (getenv("MAPREDUCE_TEST_STOP_BEFORE_REDUCE")) goto out; /* tests: windows left mapped, not reduced */
   t0 = mr_now();
-  rc = reduce(j, &L, base, win, storage, ft, &r, &n, &owin);
+  rc = reduce(j, &L, base, win, ft, &r, &n);
   j->t_reduce = mr_now() - t0;
   if (rc) goto out;
   j->ckpt_bytes = ft ? L.size : 0;
@@ -403,19 +419,18 @@ int mr_run_1s(struct mr_job *j) {
   for (uint64_t i = 0; i < n; i++) words += r[i].count;
   mine[0] = words, mine[1] = n;
   MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  /* the records live in the result window: copy before writing out */
+  /* the records live in the window: copy before writing out */
   struct mr_rec *copy = malloc((n + 1) * sizeof *copy);
   memcpy(copy, r, n * sizeof *r);
   rc = mr_write_counts(j, copy, n);
   free(copy);
   if (!rc) mr_report(j, "1s", storage ? "storage" : "memory", all[1], all[0]);
 out:
-  if (owin != MPI_WIN_NULL) MPI_Win_free(&owin);
   MPI_Win_free(&win);
   for (int q = 0; q < np; q++) mr_table_free(&m.mirror[q]);
-  free(m.applied), free(m.used), free(m.mirror), free(m.start);
+  free(m.applied), free(m.used), free(m.mirror);
   for (int q = 0; q < np; q++) free(m.out[q].newk), free(m.out[q].vals);
-  free(m.list), free(m.idx), free(m.out), free(m.ridx);
+  free(m.out), free(m.ridx);
   mr_table_free(&t);
   return rc;
 }

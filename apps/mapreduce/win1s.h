@@ -6,12 +6,13 @@
 #include "job.h"
 
 #define W1_MAGIC 0x4d52315357494e31ull   /* "MR1SWIN1" */
-#define W1_OUT_MAGIC 0x4d5231534f555431ull /* "MR1SOUT1" */
 
 /* Window of reducer q, disp_unit 1:
  *   [0, head)       struct w1_head, then one struct w1_prog per mapper p
  *   counts          np regions of `slots` uint64_t: region p is mapper p's
  *   keys            np regions of `slots` struct w1_key, appended by mapper p
+ * After the reduce, its result (struct mr_rec, packed) lies from `counts`
+ * over the regions, and the header's `reduced` says how many.
  * Mapper p is the only writer of its region and its w1_prog; in one
  * passive-target epoch (shared locks: MPI_Win_lock_all) it appends its new keys, accumulates
  * its task's counts and puts {applied = map round, used}: the reducer's
@@ -19,7 +20,7 @@
  * all of a task's contribution and its record or none of them. */
 struct w1_head {
   uint64_t magic, fingerprint, nprocs, slots;
-  uint64_t reduced; /* 0; after the reduce's checkpoint: 1 + its words */
+  uint64_t reduced; /* 0; after the reduce: 1 + its words (the result's records) */
   uint64_t pad[3];
 };
 struct w1_prog {

@@ -2,7 +2,9 @@
 # two-sided, with checkpoints"): MR-1S, MR-2S and the serial reference give
 # byte-identical counts (tests/tools/mapreduce_check.sh), a job killed with
 # kill -9 after a checkpoint and restarted gives them too
-# (mapreduce_kill.sh), bad input gets its exit code (mapreduce_errors.sh).
+# (mapreduce_kill.sh), also from reducers with and without their reduce's
+# result (mapreduce_reduce_restart.sh), bad input gets its exit code
+# (mapreduce_errors.sh).
 # make test runs a small set (tiny corpora: the time budget); the rest of
 # the matrix, more kill trials and every error case are label extended
 # (make test-extended); the kill tests are label reliability too, which
@@ -46,6 +48,8 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/mapreduce/main.c)
     mpisw_mapreduce_test(kill_${mode}_np2_trials 2 mapreduce_kill.sh EXTENDED ARGS ${mode} 2 3)
     mpisw_mapreduce_test(kill_${mode}_np4_trials 4 mapreduce_kill.sh EXTENDED ARGS ${mode} 4 2)
   endforeach()
+  # MR-1S restart with some reducers holding their reduce's result, others not
+  mpisw_mapreduce_test(reduce_restart_np2 2 mapreduce_reduce_restart.sh ARGS 2)
   mpisw_mapreduce_test(errors 2 mapreduce_errors.sh ARGS quick)
   mpisw_mapreduce_test(errors_full 2 mapreduce_errors.sh EXTENDED ARGS full)
 endif()
