@@ -107,6 +107,11 @@ static int64_t drop_cache(const struct hacc_options *o, uint64_t total, int writ
   return o->method == HACC_CKPT || worst < 0 ? -1 : sum;
 }
 
+/* --settle before a timed phase (a pooled file has no file system). */
+static void settle(const struct hacc_options *o) {
+  if (o->method != HACC_POOL) hacc_settle(o->path, o->settle);
+}
+
 static int run(struct hacc_options *o) {
   struct hacc_particles pt;
   struct hacc_io_result res = {0};
@@ -142,6 +147,7 @@ static int run(struct hacc_options *o) {
     }
     for (int step = 0; step < o->steps; step++) {
       hacc_particles_fill(&pt, step); /* the simulation's step: not timed */
+      settle(o);
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       rc = checkpoint(o, &pt, step, &res);
@@ -154,12 +160,18 @@ static int run(struct hacc_options *o) {
       report(o, &ph);
       if (rc) goto out;
     }
+    if (o->method == HACC_WIN) { /* its window, kept for every step: freed, not timed */
+      rc = agree_why(hacc_win_close_checkpoint(res.why, sizeof res.why), res.why,
+                     sizeof res.why);
+      if (rc) goto out;
+    }
   }
   if (o->no_restart) goto out;
 
   int64_t cached = -1;
   if (o->cold && o->method != HACC_POOL) cached = drop_cache(o, o->particles, writers);
   hacc_particles_clear(&pt);
+  settle(o);
   int step = -1;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
@@ -181,6 +193,7 @@ static int run(struct hacc_options *o) {
   report(o, &ph);
 
 out:
+  hacc_win_close_checkpoint(res.why, sizeof res.why); /* after a failed step */
   hacc_win_close(&pt); /* a win restart's window, before the file may go */
   if (o->method == HACC_CKPT) {
     if (o->remove) hacc_ckpt_remove(o);
