@@ -62,7 +62,8 @@ SUITES = {"hacc": "HACC-IO checkpoint/restart (apps/hacc_io): MPI-IO independent
                   "API; 1, 2, 4 ranks, fixed total (MPISW_BENCH_HACC_PARTICLES, default 20M), "
                   "cold restarts, every byte verified, an A/A pair"}
 PROGRAMS = {"hacc_io": "apps/hacc_io/hacc_io"}
-KEY_FIELDS = {"hacc_io": ["phase", "step", "method", "backend", "ranks", "particles", "pair"]}
+# sim_step: the checkpoint's step ("step" in a record is the driver's label)
+KEY_FIELDS = {"hacc_io": ["phase", "sim_step", "method", "backend", "ranks", "particles", "pair"]}
 PHASES = ("first checkpoint", "checkpoint", "restart")
 METRICS = {"hacc_io": ["seconds", "gb_per_s", "cached_bytes"]}
 PATH_ARG = {"hacc_io"}
@@ -97,7 +98,7 @@ def _label(f):
 
 def _phase(r):
     """first checkpoint (step 0), checkpoint (the steady steps) or restart."""
-    if r.get("phase") == "checkpoint" and r.get("step") == 0:
+    if r.get("phase") == "checkpoint" and r.get("sim_step") == 0:
         return "first checkpoint"
     return r.get("phase")
 

@@ -122,6 +122,10 @@ int hacc_win_close_checkpoint(char *why, size_t n);
 /* After a win restart, the particles live in its window: freed here (outside
  * the timed phase), the arrays pointed back at their own memory. */
 void hacc_win_close(struct hacc_particles *pt);
+/* --readers 0 (auto): 2 readers for a rank alone on its node (the other
+ * core would idle), else 1 (the node's cores are the other ranks');
+ * collective (MPI_Comm_split_type), called before any timed phase. */
+int hacc_win_readers_auto(void);
 /* storage_backend in effect for the last window made (MPI_Win_get_info). */
 const char *hacc_win_backend(void);
 /* The mpisw_ckpt_* API (io_ckpt.c). */

@@ -134,10 +134,7 @@ static void large_folios(char *base, uint64_t bytes) {
   if (bytes) madvise((void *)b, (uintptr_t)base - b + bytes, MADV_HUGEPAGE);
 }
 
-/* --readers 0: two readers for a rank alone on its node (the other core
- * would idle), else one (the node's cores are the other ranks'). */
-static int readers(const struct hacc_options *o) {
-  if (o->readers > 0) return o->readers;
+int hacc_win_readers_auto(void) {
   MPI_Comm node;
   int local = 1;
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
@@ -241,7 +238,7 @@ int hacc_win_restart(const struct hacc_options *o, struct hacc_particles *pt, in
     return HACC_BAD_FILE;
   }
   *step = (int)h.step;
-  int k = readers(o); /* collective: before the window, on every rank */
+  int k = o->readers > 0 ? o->readers : 1;
   MPI_Win win;
   char *base;
   rc = make_window(o, hacc_section_offset(h.total, p, r), hacc_section_bytes(pt->n), 1, &win,

@@ -65,11 +65,12 @@ static void report(const struct hacc_options *o, const struct phase *ph) {
                       : o->cold ? "fadvise" : "warm";
   printf("{\"bench\":\"hacc_io\",\"phase\":\"%s\",\"method\":\"%s\",\"backend\":\"%s\","
          "\"access\":\"%s\",\"ranks\":%d,\"particles\":%llu,\"bytes\":%llu,\"step\":%d,"
+         "\"sim_step\":%d,"
          "\"seconds\":%.6f,\"gb_per_s\":%.4f,\"cache\":\"%s\",\"cached_bytes\":%lld,"
          "\"verify\":\"%s\",\"status\":%d,\"load1\":%.2f,\"cores\":%ld}\n",
          ph->name, hacc_method_name(o->method), o->method == HACC_WIN ? hacc_win_backend() : "none",
          o->access ? o->access : "none", hacc_nranks(), (unsigned long long)o->particles,
-         (unsigned long long)bytes, ph->step, ph->seconds, gbs, cache, (long long)ph->cached,
+         (unsigned long long)bytes, ph->step, ph->step, ph->seconds, gbs, cache, (long long)ph->cached,
          ph->verify, ph->status, load1(), sysconf(_SC_NPROCESSORS_ONLN));
   fflush(stdout);
   if (!o->quiet)
@@ -139,6 +140,7 @@ static int run(struct hacc_options *o) {
     return HACC_IO_ERROR;
   }
 
+  if (o->method == HACC_WIN && o->readers == 0) o->readers = hacc_win_readers_auto();
   int last = o->steps - 1;
   if (!o->restart_only) {
     if (is_file_method(o->method)) {
