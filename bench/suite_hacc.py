@@ -97,8 +97,9 @@ def _label(f):
 
 
 def _phase(r):
-    """first checkpoint (step 0), checkpoint (the steady steps) or restart."""
-    if r.get("phase") == "checkpoint" and r.get("sim_step") == 0:
+    """first checkpoint (step 0), checkpoint (the steady steps) or restart.
+    Records without sim_step come from runs of one step: a first checkpoint."""
+    if r.get("phase") == "checkpoint" and r.get("sim_step", 0) == 0:
         return "first checkpoint"
     return r.get("phase")
 
