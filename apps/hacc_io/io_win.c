@@ -1,8 +1,10 @@
 /* Storage windows: each rank's section of the shared file is the storage of
  * its own window (storage_alloc_filename = the file, storage_alloc_offset =
- * the section). A checkpoint copies the particle arrays into the window and
- * makes them durable with MPI_Win_sync; a restart makes the same window over
- * the existing file and copies the arrays out of it.
+ * the section). The first checkpoint makes the window and the run keeps it
+ * for its later checkpoints (as an application keeps its file open: a new
+ * window per step had the pager read the file back in before each
+ * overwrite); each checkpoint copies the particle arrays in (--fill store)
+ * or puts them (--fill put) and makes them durable with MPI_Win_sync.
  *
  * Hints: storage_node_shared=false (nothing here needs RMA between ranks;
  * the node-shared form would map every rank's section in every process),
@@ -14,12 +16,13 @@
  * copy: the particles live in the window from then on (the arrays point into
  * it) until hacc_win_close, after the timed phase and the verification, as
  * an application that keeps its state in a storage window would. The timed
- * restart brings every page into memory (as one byte read per page would), so the
- * data is in the process's memory when it returns, as after a read: in one
- * call (MADV_POPULATE_READ), whose faults read ahead as the kernel does for
- * a sequential read (MADV_WILLNEED first, in read_ahead_kb pieces, was
- * slower: 0.43-0.59 s against 0.30-0.31 s for 797 MB at 2 ranks; the page
- * cache then gets its pages one by one); the pager reads ahead by itself. */
+ * restart brings every page into memory, so the data is in the process's
+ * memory when it returns, as after a read: --readers threads each call
+ * MADV_POPULATE_READ on a part (its faults read ahead as the kernel does
+ * for a sequential read; MADV_WILLNEED first, in read_ahead_kb pieces, was
+ * slower: 0.43-0.59 s against 0.30-0.31 s for 797 MB at 2 ranks), on the
+ * mmap backend after MADV_HUGEPAGE (large folios); the pager reads ahead by
+ * itself. README "HACC-IO" has the measurements. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
