@@ -1,9 +1,15 @@
 /* Cold restarts: a rank's byte range of a file written back and dropped from
  * the page cache (posix_fadvise POSIX_FADV_DONTNEED, which works without
  * root and touches no other file, unlike /proc/sys/vm/drop_caches), and the
- * bytes of a range still cached (mincore), to show that it worked. */
+ * bytes of a range still cached (mincore), to show that it worked.
+ * Settling (--settle): the file system's pending work finished before a
+ * timed phase, so each phase starts from the same quiet device. */
 #include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -44,4 +50,24 @@ int64_t hacc_cache_drop(const char *path, uint64_t off, uint64_t len) {
   close(fd);
   if (rc) return -1;
   return hacc_cache_resident(path, off, len);
+}
+
+/* Why: a checkpoint that starts while the previous job's dirty pages are
+ * still being written back, or while the blocks of a file it removed are
+ * being discarded (ext4 mounted with discard issues them at the next
+ * journal commit, up to 5 s later), pays for that work. syncfs waits for
+ * both; the wait after it lets the device's own queue drain. */
+void hacc_settle(const char *path, double seconds) {
+  if (seconds < 0) return;
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", path);
+  int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    syncfs(fd); /* best effort: a phase that cannot settle is still measured */
+    close(fd);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
 }

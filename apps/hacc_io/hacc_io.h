@@ -40,6 +40,9 @@ struct hacc_options {
   int remove;             /* remove the checkpoint file(s) at the end */
   const char *backend;    /* win: storage_backend hint (auto | mmap | pager) */
   const char *access;     /* win: access_style hint, or NULL */
+  double settle;          /* seconds waited after syncfs before each timed phase; <0 none */
+  int readers;            /* win restart: threads bringing the section in (0: auto) */
+  int fill_put;           /* win checkpoint: MPI_Put to itself, not memcpy */
   int quiet;              /* no summary lines on stderr */
 };
 
@@ -113,9 +116,16 @@ int hacc_win_checkpoint(const struct hacc_options *o, struct hacc_particles *pt,
                         struct hacc_io_result *res);
 int hacc_win_restart(const struct hacc_options *o, struct hacc_particles *pt, int *step,
                      struct hacc_io_result *res);
+/* The checkpoints' window, kept from the first checkpoint to the last, freed
+ * (collective); 0 or HACC_IO_ERROR with why. */
+int hacc_win_close_checkpoint(char *why, size_t n);
 /* After a win restart, the particles live in its window: freed here (outside
  * the timed phase), the arrays pointed back at their own memory. */
 void hacc_win_close(struct hacc_particles *pt);
+/* --readers 0 (auto): 2 readers for a rank alone on its node (the other
+ * core would idle), else 1 (the node's cores are the other ranks');
+ * collective (MPI_Comm_split_type), called before any timed phase. */
+int hacc_win_readers_auto(void);
 /* storage_backend in effect for the last window made (MPI_Win_get_info). */
 const char *hacc_win_backend(void);
 /* The mpisw_ckpt_* API (io_ckpt.c). */
@@ -141,6 +151,10 @@ int hacc_file_header(const struct hacc_options *o, struct hacc_header *h, char *
  * (posix_fadvise DONTNEED); returns the bytes still cached after, or -1. */
 int64_t hacc_cache_drop(const char *path, uint64_t off, uint64_t len);
 int64_t hacc_cache_resident(const char *path, uint64_t off, uint64_t len);
+/* --settle: every rank syncs the file system of path (syncfs: write-back,
+ * journal commit and the discards of removed files finished), then all wait
+ * seconds; collective. No-op for seconds < 0. */
+void hacc_settle(const char *path, double seconds);
 
 /* ---- helpers (options.c, main.c) ---- */
 int hacc_parse_options(int argc, char **argv, int rank, struct hacc_options *o);

@@ -65,11 +65,12 @@ static void report(const struct hacc_options *o, const struct phase *ph) {
                       : o->cold ? "fadvise" : "warm";
   printf("{\"bench\":\"hacc_io\",\"phase\":\"%s\",\"method\":\"%s\",\"backend\":\"%s\","
          "\"access\":\"%s\",\"ranks\":%d,\"particles\":%llu,\"bytes\":%llu,\"step\":%d,"
+         "\"sim_step\":%d,"
          "\"seconds\":%.6f,\"gb_per_s\":%.4f,\"cache\":\"%s\",\"cached_bytes\":%lld,"
          "\"verify\":\"%s\",\"status\":%d,\"load1\":%.2f,\"cores\":%ld}\n",
          ph->name, hacc_method_name(o->method), o->method == HACC_WIN ? hacc_win_backend() : "none",
          o->access ? o->access : "none", hacc_nranks(), (unsigned long long)o->particles,
-         (unsigned long long)bytes, ph->step, ph->seconds, gbs, cache, (long long)ph->cached,
+         (unsigned long long)bytes, ph->step, ph->step, ph->seconds, gbs, cache, (long long)ph->cached,
          ph->verify, ph->status, load1(), sysconf(_SC_NPROCESSORS_ONLN));
   fflush(stdout);
   if (!o->quiet)
@@ -107,6 +108,11 @@ static int64_t drop_cache(const struct hacc_options *o, uint64_t total, int writ
   return o->method == HACC_CKPT || worst < 0 ? -1 : sum;
 }
 
+/* --settle before a timed phase (a pooled file has no file system). */
+static void settle(const struct hacc_options *o) {
+  if (o->method != HACC_POOL) hacc_settle(o->path, o->settle);
+}
+
 static int run(struct hacc_options *o) {
   struct hacc_particles pt;
   struct hacc_io_result res = {0};
@@ -134,6 +140,7 @@ static int run(struct hacc_options *o) {
     return HACC_IO_ERROR;
   }
 
+  if (o->method == HACC_WIN && o->readers == 0) o->readers = hacc_win_readers_auto();
   int last = o->steps - 1;
   if (!o->restart_only) {
     if (is_file_method(o->method)) {
@@ -142,6 +149,7 @@ static int run(struct hacc_options *o) {
     }
     for (int step = 0; step < o->steps; step++) {
       hacc_particles_fill(&pt, step); /* the simulation's step: not timed */
+      settle(o);
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       rc = checkpoint(o, &pt, step, &res);
@@ -154,12 +162,18 @@ static int run(struct hacc_options *o) {
       report(o, &ph);
       if (rc) goto out;
     }
+    if (o->method == HACC_WIN) { /* its window, kept for every step: freed, not timed */
+      rc = agree_why(hacc_win_close_checkpoint(res.why, sizeof res.why), res.why,
+                     sizeof res.why);
+      if (rc) goto out;
+    }
   }
   if (o->no_restart) goto out;
 
   int64_t cached = -1;
   if (o->cold && o->method != HACC_POOL) cached = drop_cache(o, o->particles, writers);
   hacc_particles_clear(&pt);
+  settle(o);
   int step = -1;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
@@ -181,6 +195,7 @@ static int run(struct hacc_options *o) {
   report(o, &ph);
 
 out:
+  hacc_win_close_checkpoint(res.why, sizeof res.why); /* after a failed step */
   hacc_win_close(&pt); /* a win restart's window, before the file may go */
   if (o->method == HACC_CKPT) {
     if (o->remove) hacc_ckpt_remove(o);

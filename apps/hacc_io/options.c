@@ -33,6 +33,13 @@ static const char usage[] =
     "  --backend B       win: storage_backend hint, auto | mmap | pager (default auto,\n"
     "                    the library's choice: the pager out of core, else mmap)\n"
     "  --access S        win: access_style hint (e.g. sequential)\n"
+    "  --settle S        before each timed phase, sync the file system (syncfs) and\n"
+    "                    wait S seconds, so no phase inherits device work of the one\n"
+    "                    before (default: none)\n"
+    "  --readers K       win restart: K threads bring the section into memory, each a\n"
+    "                    part (default 0 = auto: 2 per rank alone on a node, else 1)\n"
+    "  --fill F          win checkpoint: the arrays go into the window by store (memcpy)\n"
+    "                    or put (MPI_Put to the rank's own window) (default store)\n"
     "  --quiet           no summary lines on stderr\n"
     "exit codes: 0 ok, 1 a restarted byte differs, 2 bad option, 3 not a (complete,\n"
     "            matching) hacc_io checkpoint, 4 I/O, MPI, window or checkpoint error\n";
@@ -62,12 +69,15 @@ int hacc_parse_options(int argc, char **argv, int rank, struct hacc_options *o) 
       {"no-verify", no_argument, 0, 'V'},       {"warm", no_argument, 0, 'w'},
       {"remove", no_argument, 0, 'x'},          {"backend", required_argument, 0, 'b'},
       {"access", required_argument, 0, 'a'},    {"quiet", no_argument, 0, 'q'},
+      {"settle", required_argument, 0, 'S'},    {"readers", required_argument, 0, 'r'},
+      {"fill", required_argument, 0, 'F'},
       {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
   static char defpath[4096];
   const char *tmp = getenv("TMPDIR");
   snprintf(defpath, sizeof defpath, "%s/hacc_io.ckpt", tmp && *tmp ? tmp : "/tmp");
   *o = (struct hacc_options){.particles = 100000000, .method = HACC_INDEP, .path = defpath,
-                             .steps = 1, .verify = 1, .cold = 1, .backend = "auto"};
+                             .steps = 1, .verify = 1, .cold = 1, .backend = "auto",
+                             .settle = -1};
   int c, path_given = 0, win_given = 0;
   opterr = 0;
   optind = 1;
@@ -119,6 +129,28 @@ int hacc_parse_options(int argc, char **argv, int rank, struct hacc_options *o) 
         win_given = 1;
         break;
       case 'q': o->quiet = 1; break;
+      case 'F':
+        if (!strcmp(optarg, "put")) o->fill_put = 1;
+        else if (strcmp(optarg, "store")) return bad(rank, "--fill: '%s' is not store or put", optarg);
+        win_given = 1;
+        break;
+      case 'S': {
+        char *end;
+        double v = strtod(optarg, &end);
+        if (end == optarg || *end || !(v >= 0 && v <= 60))
+          return bad(rank, "--settle: '%s' is not a number of seconds from 0 to 60", optarg);
+        o->settle = v;
+        break;
+      }
+      case 'r': {
+        char *end;
+        long v = strtol(optarg, &end, 10);
+        if (end == optarg || *end || v < 0 || v > 64)
+          return bad(rank, "--readers: '%s' is not a count from 0 to 64", optarg);
+        o->readers = (int)v;
+        win_given = 1;
+        break;
+      }
       case 'h':
         if (rank == 0) fputs(usage, stdout);
         return -1;
@@ -128,7 +160,7 @@ int hacc_parse_options(int argc, char **argv, int rank, struct hacc_options *o) 
   }
   if (optind < argc) return bad(rank, "unexpected argument '%s'", argv[optind]);
   if (win_given && o->method != HACC_WIN)
-    return bad(rank, "--backend and --access are hints of --method win");
+    return bad(rank, "--backend, --access, --readers and --fill are options of --method win");
   if (o->restart_only && o->no_restart)
     return bad(rank, "--restart-only and --no-restart exclude each other");
   if (o->method == HACC_POOL && (o->restart_only || o->no_restart))

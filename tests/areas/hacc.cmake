@@ -1,5 +1,7 @@
 # The HACC-IO application (apps/hacc_io): every method checkpoints 2 steps
-# and restarts byte-exact at 1 and 2 ranks (indep also at 4), a
+# and restarts byte-exact at 1 and 2 ranks (indep also at 4; win also with
+# --fill put, --readers and --settle, on mmap and the pager, the pager with
+# 23 MB a rank so the put of its int64 array covers whole 2 MiB blocks), a
 # restart at other rank counts, corrupt and foreign files refused, bad
 # options, missing and unwritable paths, a full file system (root, a tmpfs of
 # 8 MiB). tests/tools/hacccheck.sh runs each scenario. Tiny sizes: 20000
@@ -31,9 +33,12 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/apps/hacc_io/main.c)  # built by apps/, added af
       mpisw_hacc_test(${m}_np${np} roundtrip ${np} "--method ${m}")
     endforeach()
   endforeach()
+  # The win options of the benchmark: MPI_Put into the window (the pager's
+  # whole-block hint), several restart readers, --settle (syncfs + wait).
+  mpisw_hacc_test(win_put_readers_np1 roundtrip 1 "--method win --fill put --readers 3 --settle 0")
   if(NOT MPISW_SANITIZE)
     mpisw_hacc_test(indep_np4 roundtrip 4 "--method indep")
-    mpisw_hacc_test(win_pager_np2 roundtrip 2 "--method win --backend pager")
+    mpisw_hacc_test(win_pager_np2 roundtrip 2 "--method win --backend pager --fill put --readers 2 --particles 1200000")
     mpisw_hacc_test(rerank rerank 3 "")
   endif()
   mpisw_hacc_test(corrupt corrupt 2 "")

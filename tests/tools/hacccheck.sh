@@ -11,7 +11,8 @@
 #   corrupt    a written file with a header byte changed (3), a particle byte
 #              changed (1), cut short (3), read as another size (3); a file
 #              that is not a checkpoint (3), no file (4)
-#   errors     bad options (2); a missing directory (indep), an unwritable
+#   errors     bad options (2; --fill, --readers, --settle values, win options
+#              of another method); a missing directory (indep), an unwritable
 #              path (win, ckpt; ckpt makes a missing directory itself) (4)
 #   full       run inside mountdrv.sh tmpfs8m: a checkpoint larger than the
 #              file system fails (4) for indep, win and ckpt, and what it left
@@ -115,6 +116,14 @@ errors)
   says "--steps"
   run 2 1 --method pool --restart-only
   says "lives as long as the job"
+  run 2 1 --method win --fill copy
+  says "--fill"
+  run 2 1 --method win --readers 65
+  says "--readers"
+  run 2 1 --settle -1
+  says "--settle"
+  run 2 1 --method indep --fill put
+  says "options of --method win"
   run 4 1 --particles 1000 --method indep --path "$dir/no/such/dir/ck" --quiet
   says "cannot create the checkpoint file"
   run 4 1 --particles 1000 --method win --path /proc/hacc_io.ckpt --quiet
