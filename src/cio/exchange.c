@@ -15,7 +15,10 @@
  * the pieces into its buffer (senders in rank order: with overlapping
  * writes the higher rank's bytes win) and writes each run of adjacent
  * pieces with one pwrite: only the bytes written change, holes stay as they
- * were, as ROMIO's read-modify-write leaves them. Reading, it reads the span
+ * were, as ROMIO's read-modify-write leaves them. In a call of several
+ * rounds on an ordinary file those writes run on a helper thread from one
+ * of two buffers while the next round is exchanged into the other
+ * (behind.c; hint mpisw_cb_write_behind). Reading, it reads the span
  * of the pieces asked for with one pread (zeros past the end of the file)
  * and answers each rank with the bytes of its pieces in the order asked. */
 #include <errno.h>
@@ -88,35 +91,14 @@ static int plan_round(struct plan *pl, const struct cio_access *a, const struct 
   return 0;
 }
 
-static int cmp_run(const void *x, const void *y) {
-  const struct part *a = x, *b = y;
-  return a->off < b->off ? -1 : a->off > b->off;
-}
-
-/* Writes the runs of adjacent pieces of the aggregator's buffer. */
-static int write_runs(struct cio_file *f, const char *cbuf, MPI_Offset wlo, struct part *runs, MPI_Count n) {
-  qsort(runs, (size_t)n, sizeof *runs, cmp_run);
-  MPI_Count i = 0;
-  while (i < n) {
-    MPI_Offset s = runs[i].off, e = s + runs[i].len;
-    MPI_Count j = i + 1;
-    while (j < n && runs[j].off <= e) {
-      if (runs[j].off + runs[j].len > e) e = runs[j].off + runs[j].len;
-      j++;
-    }
-    int err = mpisw_cio_write(f, cbuf + (s - wlo), (size_t)(e - s), s);
-    if (err) return err;
-    i = j;
-  }
-  return 0;
-}
-
+/* cbuf[1] and runs[1]: the second of a writer behind the rounds (behind.c);
+ * send, recv and cbuf are the file's kept buffers (struct cio_buf) */
 struct bufs {
-  char *send, *recv, *cbuf;
-  size_t send_cap, recv_cap;
+  char *send, *recv, *recv1, *cbuf[2]; /* recv1: the messages the writer may still read */
+  size_t send_cap, recv_cap, recv1_cap, cbuf_cap[2];
   int *scount, *sdispl, *rcount, *rdispl;
-  struct part *runs;
-  MPI_Count runs_cap;
+  struct cio_run *runs[2];
+  MPI_Count runs_cap[2];
 };
 
 static int grow(char **b, size_t *cap, size_t need) {
@@ -152,23 +134,36 @@ static void no_room(struct cio_file *f, size_t bytes) {
 }
 
 struct cio_xchg {
+  struct cio_file *f; /* whose kept buffers these are */
   struct plan pl;
   struct bufs b;
   int single; /* one round at most: message sizes from the matrix's N */
 };
 
+/* The file's kept buffer i, taken for a call / given back after it. */
+static void take(struct cio_file *f, int i, char **p, size_t *cap) {
+  *p = f->keep[i].p, *cap = f->keep[i].cap;
+  f->keep[i] = (struct cio_buf){NULL, 0};
+}
+static void give(struct cio_file *f, int i, char *p, size_t cap) {
+  free(f->keep[i].p);
+  f->keep[i] = (struct cio_buf){p, cap};
+}
+
 void mpisw_cio_exchange_free(struct cio_xchg *xs) {
   if (!xs) return;
+  give(xs->f, CIO_BUF_SEND, xs->b.send, xs->b.send_cap);
+  give(xs->f, CIO_BUF_RECV, xs->b.recv, xs->b.recv_cap);
+  give(xs->f, CIO_BUF_RECV1, xs->b.recv1, xs->b.recv1_cap);
+  give(xs->f, CIO_BUF_COLL0, xs->b.cbuf[0], xs->b.cbuf_cap[0]);
+  give(xs->f, CIO_BUF_COLL1, xs->b.cbuf[1], xs->b.cbuf_cap[1]);
   free(xs->pl.dom_of);
   free(xs->pl.cursor);
   free(xs->pl.maxend);
   free(xs->pl.parts);
   free(xs->pl.dst_first);
   free(xs->b.scount);
-  free(xs->b.send);
-  free(xs->b.recv);
-  free(xs->b.cbuf);
-  free(xs->b.runs);
+  for (int i = 0; i < 2; i++) free(xs->b.runs[i]);
   free(xs);
 }
 
@@ -179,6 +174,12 @@ int mpisw_cio_exchange_prepare(struct cio_file *f, const struct cio_access *a, i
   struct cio_xchg *xs = calloc(1, sizeof *xs);
   *out = xs;
   if (!xs) goto nomem;
+  xs->f = f;
+  take(f, CIO_BUF_SEND, &xs->b.send, &xs->b.send_cap);
+  take(f, CIO_BUF_RECV, &xs->b.recv, &xs->b.recv_cap);
+  take(f, CIO_BUF_RECV1, &xs->b.recv1, &xs->b.recv1_cap);
+  take(f, CIO_BUF_COLL0, &xs->b.cbuf[0], &xs->b.cbuf_cap[0]);
+  take(f, CIO_BUF_COLL1, &xs->b.cbuf[1], &xs->b.cbuf_cap[1]);
   struct plan *pl = &xs->pl;
   pl->P = P;
   pl->m = m;
@@ -242,6 +243,91 @@ static size_t declared_from(const struct cio_op *op, int p, int my_dom) {
   return n ? 8 + 16 * (size_t)n + data : 0;
 }
 
+/* Pieces at least this long on average are written from where they lie
+ * (pwritev); shorter ones are copied into the collective buffer first. */
+#define DIRECT_MIN 1024
+
+static int cmp_seq(const void *x, const void *y) {
+  const struct cio_run *a = x, *b = y;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+static int cmp_off(const void *x, const void *y) {
+  const struct cio_run *a = x, *b = y;
+  return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* The aggregator's runs of one round (window from wlo) in runs[slot]: each
+ * piece where it lies, in a received message or (contiguous in memory) in
+ * the user's buffer; this rank's pieces of a noncontiguous buffer packed
+ * into cbuf[slot]. Written from there (no copy: one less pass over the data
+ * on the busiest rank) when the backend writes vectors, pieces average
+ * DIRECT_MIN bytes and none overlaps another; otherwise every piece is
+ * copied into cbuf[slot] in rank order (overlapping bytes: the higher rank's
+ * win) and the runs' src cleared. 0, or -1: no memory. */
+static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offset wlo,
+                     MPI_Count *nout) {
+  struct plan *pl = &xs->pl;
+  struct bufs *b = &xs->b;
+  int me = op->f->rank;
+  char *cbuf = b->cbuf[slot];
+  const char *ubase = op->mem->dense && op->mem->n == 1
+                          ? (const char *)op->buf + op->mem->piece[0].disp : NULL;
+  MPI_Count nruns = 0, bytes = 0, self_first = 0;
+  for (int p = 0; p < pl->P; p++) {
+    int self = p == me;
+    if (self) self_first = nruns;
+    if (!self && !b->rcount[p]) continue;
+    const char *rd = self ? NULL : b->recv + b->rdispl[p];
+    int64_t n = self ? pl->dst_first[me + 1] - pl->dst_first[me] : 0;
+    if (!self) memcpy(&n, rd, 8);
+    const char *data = self ? NULL : rd + 8 + 16 * n;
+    if (nruns + n > b->runs_cap[slot]) {
+      MPI_Count cap = (nruns + n) * 2;
+      struct cio_run *nr = realloc(b->runs[slot], (size_t)cap * sizeof *nr);
+      if (!nr) return -1;
+      b->runs[slot] = nr;
+      b->runs_cap[slot] = cap;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      struct cio_run *q = &b->runs[slot][nruns];
+      if (self) {
+        const struct part *o = &pl->parts[pl->dst_first[me] + i];
+        q->off = o->off, q->len = o->len;
+        q->src = ubase ? ubase + o->spos : NULL; /* NULL: packed below */
+      } else {
+        int64_t pair[2];
+        memcpy(pair, rd + 8 + 16 * i, 16);
+        q->off = pair[0], q->len = pair[1], q->src = data;
+        data += pair[1];
+      }
+      q->seq = nruns++;
+      bytes += q->len;
+    }
+  }
+  *nout = nruns;
+  struct cio_run *runs = b->runs[slot];
+  int direct = op->f->be->writev && nruns && bytes / nruns >= DIRECT_MIN;
+  if (direct) {
+    qsort(runs, (size_t)nruns, sizeof *runs, cmp_off);
+    for (MPI_Count i = 0; i + 1 < nruns && direct; i++)
+      if (runs[i].off + runs[i].len > runs[i + 1].off) direct = 0;
+    if (!direct) qsort(runs, (size_t)nruns, sizeof *runs, cmp_seq); /* rank order again */
+  }
+  for (MPI_Count i = 0; i < nruns; i++) {
+    char *to = cbuf + (runs[i].off - wlo);
+    if (!runs[i].src) { /* this rank's, from a noncontiguous buffer */
+      const struct part *o = &pl->parts[pl->dst_first[me] + (runs[i].seq - self_first)];
+      mpisw_typemap_pack(op->mem, op->buf, op->count, o->spos, o->len, to);
+      runs[i].src = to;
+    } else if (!direct) {
+      memcpy(to, runs[i].src, (size_t)runs[i].len);
+    }
+    if (!direct) runs[i].src = NULL;
+  }
+  op->r->rounds_direct += direct;
+  return 0;
+}
+
 int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t whylen) {
   struct cio_file *f = op->f;
   const struct cio_access *a = op->a;
@@ -262,13 +348,18 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
   }
   my_dom = pl->dom_of[me];
   int io_err = 0, local = 0; /* local: this rank's plan or buffers failed */
+  struct cio_behind *behind = NULL; /* writes round r while round r + 1 is exchanged */
+  int next_slot = 0; /* the buffer to fill next: the other one is the writer's */
   if (my_dom >= 0) {
     MPI_Offset span = x->hi[my_dom] - x->lo[my_dom];
     size_t need = (size_t)(span < pl->cbs ? span : pl->cbs);
-    if (!(b->cbuf = malloc(need ? need : 1))) {
+    if (grow(&b->cbuf[0], &b->cbuf_cap[0], need ? need : 1)) {
       local = MPI_ERR_NO_MEM;
       snprintf(local_why, sizeof local_why, "no memory for the collective buffer "
                "(cb_buffer_size=%lld)", (long long)pl->cbs);
+    } else if (op->writing && nrounds > 1 && f->h.write_behind && f->be->write_on_thread &&
+               !grow(&b->cbuf[1], &b->cbuf_cap[1], need ? need : 1)) {
+      behind = mpisw_cio_behind_start(f); /* NULL: no thread, the writes stay in line */
     }
   }
   for (int r = 0; r < nrounds; r++) {
@@ -350,44 +441,27 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
     MPI_Offset wlo = 0, whi = 0;
     int mine = my_dom >= 0 && window(x, my_dom, r, pl->cbs, &wlo, &whi);
     if (op->writing) {
-      MPI_Count nruns = 0;
+      int slot = behind ? next_slot : 0; /* not the buffers of the write in hand */
       if (mine && !local) {
         t0 = now();
-        for (int p = 0; p < P; p++) {
-          int self = p == me;
-          if (!self && !b->rcount[p]) continue;
-          const char *rd = self ? NULL : b->recv + b->rdispl[p];
-          int64_t n = self ? pl->dst_first[me + 1] - pl->dst_first[me] : 0;
-          if (!self) memcpy(&n, rd, 8);
-          const char *data = self ? NULL : rd + 8 + 16 * n;
-          if (nruns + n > b->runs_cap) {
-            MPI_Count cap = (nruns + n) * 2;
-            struct part *nr = realloc(b->runs, (size_t)cap * sizeof *nr);
-            if (!nr) {
-              local = MPI_ERR_NO_MEM;
-              break;
-            }
-            b->runs = nr;
-            b->runs_cap = cap;
-          }
-          for (int64_t i = 0; i < n; i++) {
-            int64_t pair[2];
-            if (self) { /* straight from the user's buffer */
-              const struct part *q = &pl->parts[pl->dst_first[me] + i];
-              pair[0] = q->off, pair[1] = q->len;
-              mpisw_typemap_pack(op->mem, op->buf, op->count, q->spos, q->len,
-                                 b->cbuf + (q->off - wlo));
-            } else {
-              memcpy(pair, rd + 8 + 16 * i, 16);
-              memcpy(b->cbuf + (pair[0] - wlo), data, (size_t)pair[1]);
-              data += pair[1];
-            }
-            b->runs[nruns++] = (struct part){pair[0], pair[1], 0};
-          }
-        }
+        MPI_Count nruns = 0;
+        if (lay_round(op, xs, slot, wlo, &nruns)) local = MPI_ERR_NO_MEM;
         op->r->t_shuffle += now() - t0;
         t0 = now();
-        if (!local && !io_err && nruns) io_err = write_runs(f, b->cbuf, wlo, b->runs, nruns);
+        if (behind) { /* the previous round's write is done: hand this one over */
+          if (!io_err) io_err = mpisw_cio_behind_wait(behind);
+          if (!local && !io_err && nruns) {
+            mpisw_cio_behind_submit(behind, b->cbuf[slot], wlo, b->runs[slot], nruns);
+            op->r->rounds_behind++;
+            next_slot ^= 1;
+            char *t = b->recv; /* the writer may read the messages: receive elsewhere */
+            size_t tc = b->recv_cap;
+            b->recv = b->recv1, b->recv_cap = b->recv1_cap;
+            b->recv1 = t, b->recv1_cap = tc;
+          }
+        } else if (!local && !io_err && nruns) {
+          io_err = mpisw_cio_write_runs(f, b->cbuf[slot], wlo, b->runs[slot], nruns);
+        }
         op->r->t_io += now() - t0;
       }
       continue;
@@ -426,7 +500,7 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
         no_room(f, atotal);
       if (mine && smin < smax && !local) { /* local: cbuf may be missing */
         t0 = now();
-        if (!io_err) io_err = mpisw_cio_read(f, b->cbuf, (size_t)(smax - smin), smin);
+        if (!io_err) io_err = mpisw_cio_read(f, b->cbuf[0], (size_t)(smax - smin), smin);
         op->r->t_io += now() - t0;
         t0 = now();
         for (int p = 0; p < P && !io_err; p++) {
@@ -438,13 +512,13 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
           for (int64_t i = 0; i < n; i++) {
             int64_t pair[2];
             memcpy(pair, rd + 8 + 16 * i, 16);
-            memcpy(w, b->cbuf + (pair[0] - smin), (size_t)pair[1]);
+            memcpy(w, b->cbuf[0] + (pair[0] - smin), (size_t)pair[1]);
             w += pair[1];
           }
         }
         for (MPI_Count i = pl->dst_first[me]; !local && !io_err && i < pl->dst_first[me + 1]; i++) {
           const struct part *q = &pl->parts[i];
-          mpisw_typemap_unpack(op->mem, b->cbuf + (q->off - smin), q->spos, q->len, op->buf,
+          mpisw_typemap_unpack(op->mem, b->cbuf[0] + (q->off - smin), q->spos, q->len, op->buf,
                                op->count);
         }
         op->r->t_shuffle += now() - t0;
@@ -475,6 +549,12 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
     free(answer);
     free(acount);
     op->r->t_shuffle += now() - t0;
+  }
+  if (behind) { /* the last round's write */
+    double t0 = now();
+    int err = mpisw_cio_behind_stop(behind);
+    if (!io_err) io_err = err;
+    op->r->t_io += now() - t0;
   }
   op->r->rounds = nrounds;
   if (local) {

@@ -134,6 +134,7 @@ static void file_free(struct cio_file *f) {
     PMPI_Type_free(&f->etype);
   topo_unref(f->topo);
   mpisw_cio_report_free(&f->last);
+  for (int i = 0; i < CIO_NBUF; i++) free(f->keep[i].p);
   free(f);
 }
 
@@ -183,7 +184,7 @@ static int open_error(const struct mpisw_error *e) {
 static int open_file(MPI_Comm comm, const char *filename, const char *pool_name, int amode,
                      MPI_Info info, MPI_File *fh) {
   struct mpisw_error e = {0, ""};
-  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO};
+  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO, 1};
   int failed = 0;
   int s = mpisw_cio_env_strategy(&e);
   if (s < 0) failed = 1;

@@ -19,6 +19,11 @@
  *       to the MPI's collective write of the same data to an ordinary file.
  *   t_cio poolfull   (MPISW_POOL_SIZE small) the engine's write fills the
  *       pool: MPI_ERR_NO_SPACE on every rank, the file still closes
+ *   t_cio behind     (every rank a node) a write of many rounds: each
+ *       aggregator writes every round on its helper thread (key
+ *       mpisw_cb_rounds_behind), none with mpisw_cb_write_behind=false, the
+ *       same file both ways; /dev/full under the thread: MPI_ERR_NO_SPACE
+ *       on every rank
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -735,6 +740,75 @@ static int poolfull(void) {
   return 0;
 }
 
+/* ---- writes behind the shuffle (src/cio/behind.c) ---- */
+/* Element i * P + r of the file is rank r's i-th int: the ranks interleave,
+ * two phases; every rank its own node: P domains of n * 4 bytes, 256-byte
+ * rounds. Returns this rank's rounds and rounds written behind. */
+static void behind_write(const char *path, const char *wb, int *rounds, int *behind) {
+  const int n = 1024;
+  int *x = malloc(sizeof(int) * n);
+  for (int i = 0; i < n; i++) x[i] = (i * P + me) * 3 + 1;
+  MPI_Datatype ft;
+  MPI_Type_vector(n, 1, P, MPI_INT, &ft);
+  MPI_Type_commit(&ft);
+  MPI_Info info = hints("tatp", NULL, "256");
+  if (wb) MPI_Info_set(info, "mpisw_cb_write_behind", wb);
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+  MPI_Info_free(&info);
+  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * 4, MPI_INT, ft, "native", MPI_INFO_NULL));
+  CHECK_MPI(MPI_File_write_all(fh, x, n, MPI_INT, MPI_STATUS_IGNORE));
+  *rounds = atoi(info_val(fh, "mpisw_cb_rounds"));
+  *behind = atoi(info_val(fh, "mpisw_cb_rounds_behind"));
+  /* the whole file, read by the MPI on the same handle */
+  CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  int *all = malloc(sizeof(int) * n * P);
+  CHECK_MPI(MPI_File_read_at(fh, 0, all, n * P, MPI_INT, MPI_STATUS_IGNORE));
+  for (int i = 0; i < n * P; i++)
+    CHECK(all[i] == i * 3 + 1, "%s (write behind %s): int %d is %d", path, wb ? wb : "default",
+          i, all[i]);
+  CHECK_MPI(MPI_File_close(&fh));
+  MPI_Type_free(&ft);
+  free(all), free(x);
+}
+
+static int behind(void) {
+  int rounds, wrote_behind;
+  behind_write(tl_path("behind"), NULL, &rounds, &wrote_behind);
+  CHECK(rounds == 16, "rounds %d, want 16 (4096-byte domains, 256-byte buffer)", rounds);
+  CHECK(wrote_behind == rounds, "rank %d aggregated %d rounds, wrote %d of them behind", me,
+        rounds, wrote_behind);
+  behind_write(tl_path("inline"), "false", &rounds, &wrote_behind);
+  CHECK(wrote_behind == 0, "mpisw_cb_write_behind=false: %d rounds behind", wrote_behind);
+  compare(tl_path("inline"), tl_path("behind"), "written behind vs in line");
+  /* a failed write on the thread: the error on every rank, after the rounds */
+  if (access("/dev/full", W_OK) == 0) {
+    MPI_Info info = hints("tatp", NULL, "64");
+    MPI_File fh;
+    int rc = MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh);
+    if (rc == MPI_SUCCESS) {
+      int x[256], cls;
+      for (int i = 0; i < 256; i++) x[i] = i;
+      MPI_Datatype ft;
+      MPI_Type_vector(256, 1, P, MPI_INT, &ft);
+      MPI_Type_commit(&ft);
+      CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * 4, MPI_INT, ft, "native", MPI_INFO_NULL));
+      rc = MPI_File_write_all(fh, x, 256, MPI_INT, MPI_STATUS_IGNORE);
+      MPI_Error_class(rc, &cls);
+      CHECK(cls == MPI_ERR_NO_SPACE, "write behind on /dev/full: %s", tl_errstr(rc));
+      MPI_Type_free(&ft);
+      MPI_File_close(&fh);
+    } else if (me == 0) {
+      printf("behind: the MPI does not open /dev/full (%s): full-disk case not run\n",
+             tl_errstr(rc));
+    }
+    MPI_Info_free(&info);
+  }
+  if (me == 0)
+    printf("behind: %d rounds written on the helper thread, the same file as in line\n", rounds);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -747,6 +821,7 @@ int main(int argc, char **argv) {
     report(argc > 2 ? argv[2] : "", argc > 3 && !strcmp(argv[3], "env"));
   else if (!strcmp(argv[1], "pool")) pool(argc, argv);
   else if (!strcmp(argv[1], "poolfull")) poolfull();
+  else if (!strcmp(argv[1], "behind")) behind();
   else CHECK(0, "unknown mode %s", argv[1]);
   return tl_finish();
 }
