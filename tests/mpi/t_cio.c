@@ -19,11 +19,12 @@
  *       to the MPI's collective write of the same data to an ordinary file.
  *   t_cio poolfull   (MPISW_POOL_SIZE small) the engine's write fills the
  *       pool: MPI_ERR_NO_SPACE on every rank, the file still closes
- *   t_cio behind     (every rank a node) a write of many rounds: each
+ *   t_cio behind     (every rank a node) writes of many rounds: each
  *       aggregator writes every round on its helper thread (key
  *       mpisw_cb_rounds_behind), none with mpisw_cb_write_behind=false, the
- *       same file both ways; /dev/full under the thread: MPI_ERR_NO_SPACE
- *       on every rank
+ *       same file both ways; 1 KiB pieces written from the messages
+ *       (mpisw_cb_rounds_direct), 4-byte ones copied; every file read back
+ *       whole; /dev/full under the thread: MPI_ERR_NO_SPACE on every rank
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -741,46 +742,58 @@ static int poolfull(void) {
 }
 
 /* ---- writes behind the shuffle (src/cio/behind.c) ---- */
-/* Element i * P + r of the file is rank r's i-th int: the ranks interleave,
- * two phases; every rank its own node: P domains of n * 4 bytes, 256-byte
- * rounds. Returns this rank's rounds and rounds written behind. */
-static void behind_write(const char *path, const char *wb, int *rounds, int *behind) {
-  const int n = 1024;
+/* Rank r's ints in blocks of blk, interleaved with the other ranks' blocks:
+ * two phases; every rank its own node: P domains of n * 4 bytes, rounds of
+ * cbs bytes. Int j of the file holds 3j + 1. Returns this rank's rounds,
+ * the rounds it wrote behind and those it wrote from the messages. */
+static void behind_write(const char *path, const char *wb, int n, int blk, const char *cbs,
+                         int *rounds, int *behind, int *direct) {
   int *x = malloc(sizeof(int) * n);
-  for (int i = 0; i < n; i++) x[i] = (i * P + me) * 3 + 1;
+  for (int i = 0; i < n; i++) x[i] = ((i / blk) * blk * P + me * blk + i % blk) * 3 + 1;
   MPI_Datatype ft;
-  MPI_Type_vector(n, 1, P, MPI_INT, &ft);
+  MPI_Type_vector(n / blk, blk, blk * P, MPI_INT, &ft);
   MPI_Type_commit(&ft);
-  MPI_Info info = hints("tatp", NULL, "256");
+  MPI_Info info = hints("tatp", NULL, cbs);
   if (wb) MPI_Info_set(info, "mpisw_cb_write_behind", wb);
   MPI_File fh;
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
   MPI_Info_free(&info);
-  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * 4, MPI_INT, ft, "native", MPI_INFO_NULL));
+  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * blk * 4, MPI_INT, ft, "native",
+                              MPI_INFO_NULL));
   CHECK_MPI(MPI_File_write_all(fh, x, n, MPI_INT, MPI_STATUS_IGNORE));
   *rounds = atoi(info_val(fh, "mpisw_cb_rounds"));
   *behind = atoi(info_val(fh, "mpisw_cb_rounds_behind"));
+  *direct = atoi(info_val(fh, "mpisw_cb_rounds_direct"));
   /* the whole file, read by the MPI on the same handle */
   CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
   int *all = malloc(sizeof(int) * n * P);
   CHECK_MPI(MPI_File_read_at(fh, 0, all, n * P, MPI_INT, MPI_STATUS_IGNORE));
-  for (int i = 0; i < n * P; i++)
-    CHECK(all[i] == i * 3 + 1, "%s (write behind %s): int %d is %d", path, wb ? wb : "default",
-          i, all[i]);
+  for (int j = 0; j < n * P; j++)
+    CHECK(all[j] == j * 3 + 1, "%s (write behind %s): int %d is %d", path, wb ? wb : "default",
+          j, all[j]);
   CHECK_MPI(MPI_File_close(&fh));
   MPI_Type_free(&ft);
   free(all), free(x);
 }
 
 static int behind(void) {
-  int rounds, wrote_behind;
-  behind_write(tl_path("behind"), NULL, &rounds, &wrote_behind);
+  int rounds, wrote_behind, direct;
+  /* 4-byte pieces: copied into the collective buffer, written behind */
+  behind_write(tl_path("behind"), NULL, 1024, 1, "256", &rounds, &wrote_behind, &direct);
   CHECK(rounds == 16, "rounds %d, want 16 (4096-byte domains, 256-byte buffer)", rounds);
   CHECK(wrote_behind == rounds, "rank %d aggregated %d rounds, wrote %d of them behind", me,
         rounds, wrote_behind);
-  behind_write(tl_path("inline"), "false", &rounds, &wrote_behind);
+  CHECK(direct == 0, "4-byte pieces: %d rounds written from the messages", direct);
+  behind_write(tl_path("inline"), "false", 1024, 1, "256", &rounds, &wrote_behind, &direct);
   CHECK(wrote_behind == 0, "mpisw_cb_write_behind=false: %d rounds behind", wrote_behind);
   compare(tl_path("inline"), tl_path("behind"), "written behind vs in line");
+  /* 1 KiB pieces: written from the messages and the user's buffer (pwritev) */
+  behind_write(tl_path("direct"), NULL, 4096, 256, "4096", &rounds, &wrote_behind, &direct);
+  CHECK(rounds == 4 && wrote_behind == 4 && direct == 4, "1 KiB pieces: %d rounds, %d behind, "
+        "%d direct (want 4 each)", rounds, wrote_behind, direct);
+  behind_write(tl_path("direct_inline"), "0", 4096, 256, "4096", &rounds, &wrote_behind,
+               &direct);
+  CHECK(wrote_behind == 0 && direct == 4, "in line: %d behind, %d direct", wrote_behind, direct);
   /* a failed write on the thread: the error on every rank, after the rounds */
   if (access("/dev/full", W_OK) == 0) {
     MPI_Info info = hints("tatp", NULL, "64");
@@ -805,7 +818,8 @@ static int behind(void) {
     MPI_Info_free(&info);
   }
   if (me == 0)
-    printf("behind: %d rounds written on the helper thread, the same file as in line\n", rounds);
+    printf("behind: rounds written on the helper thread (4-byte pieces copied, 1 KiB pieces "
+           "from the messages), the same files as in line\n");
   return 0;
 }
 
