@@ -22,6 +22,7 @@
 #include "cio/engine.h"
 #include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
+#include "process/process.h"
 
 int mpisw_cio_live;
 static struct cio_file *files;
@@ -184,7 +185,11 @@ static int open_error(const struct mpisw_error *e) {
 static int open_file(MPI_Comm comm, const char *filename, const char *pool_name, int amode,
                      MPI_Info info, MPI_File *fh) {
   struct mpisw_error e = {0, ""};
-  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO, 1};
+  /* writes behind: with Open MPI, whose waiting ranks yield the CPU; not
+   * with MPICH, whose ranks busy-poll and would take the helper thread's
+   * core (docs/COLLECTIVE_IO.md "Writes behind the shuffle") */
+  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO,
+                        !strcmp(mpisw_built_for(), "Open MPI")};
   int failed = 0;
   int s = mpisw_cio_env_strategy(&e);
   if (s < 0) failed = 1;

@@ -754,7 +754,7 @@ static void behind_write(const char *path, const char *wb, int n, int blk, const
   MPI_Type_vector(n / blk, blk, blk * P, MPI_INT, &ft);
   MPI_Type_commit(&ft);
   MPI_Info info = hints("tatp", NULL, cbs);
-  if (wb) MPI_Info_set(info, "mpisw_cb_write_behind", wb);
+  MPI_Info_set(info, "mpisw_cb_write_behind", wb);
   MPI_File fh;
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
   MPI_Info_free(&info);
@@ -769,8 +769,7 @@ static void behind_write(const char *path, const char *wb, int n, int blk, const
   int *all = malloc(sizeof(int) * n * P);
   CHECK_MPI(MPI_File_read_at(fh, 0, all, n * P, MPI_INT, MPI_STATUS_IGNORE));
   for (int j = 0; j < n * P; j++)
-    CHECK(all[j] == j * 3 + 1, "%s (write behind %s): int %d is %d", path, wb ? wb : "default",
-          j, all[j]);
+    CHECK(all[j] == j * 3 + 1, "%s (write behind %s): int %d is %d", path, wb, j, all[j]);
   CHECK_MPI(MPI_File_close(&fh));
   MPI_Type_free(&ft);
   free(all), free(x);
@@ -779,7 +778,7 @@ static void behind_write(const char *path, const char *wb, int n, int blk, const
 static int behind(void) {
   int rounds, wrote_behind, direct;
   /* 4-byte pieces: copied into the collective buffer, written behind */
-  behind_write(tl_path("behind"), NULL, 1024, 1, "256", &rounds, &wrote_behind, &direct);
+  behind_write(tl_path("behind"), "true", 1024, 1, "256", &rounds, &wrote_behind, &direct);
   CHECK(rounds == 16, "rounds %d, want 16 (4096-byte domains, 256-byte buffer)", rounds);
   CHECK(wrote_behind == rounds, "rank %d aggregated %d rounds, wrote %d of them behind", me,
         rounds, wrote_behind);
@@ -788,7 +787,7 @@ static int behind(void) {
   CHECK(wrote_behind == 0, "mpisw_cb_write_behind=false: %d rounds behind", wrote_behind);
   compare(tl_path("inline"), tl_path("behind"), "written behind vs in line");
   /* 1 KiB pieces: written from the messages and the user's buffer (pwritev) */
-  behind_write(tl_path("direct"), NULL, 4096, 256, "4096", &rounds, &wrote_behind, &direct);
+  behind_write(tl_path("direct"), "1", 4096, 256, "4096", &rounds, &wrote_behind, &direct);
   CHECK(rounds == 4 && wrote_behind == 4 && direct == 4, "1 KiB pieces: %d rounds, %d behind, "
         "%d direct (want 4 each)", rounds, wrote_behind, direct);
   behind_write(tl_path("direct_inline"), "0", 4096, 256, "4096", &rounds, &wrote_behind,
@@ -797,6 +796,7 @@ static int behind(void) {
   /* a failed write on the thread: the error on every rank, after the rounds */
   if (access("/dev/full", W_OK) == 0) {
     MPI_Info info = hints("tatp", NULL, "64");
+    MPI_Info_set(info, "mpisw_cb_write_behind", "true");
     MPI_File fh;
     int rc = MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh);
     if (rc == MPI_SUCCESS) {
