@@ -11,7 +11,9 @@ romio-aa, ROMIO again: the A/A pair; round r starts at side r, after an
 untimed warm-up write of every side), a fresh file per write, the data read
 back and checked outside the timed part, fsync after the timed part.
 
-Configurations: one node (cube at 2 and 4 ranks, BT-IO at 4), and the
+Configurations: one node (cube at 2 and 4 ranks, BT-IO at 4; cube 4 and
+BT-IO 4 again with OMPI_MCA_io=romio321, Open MPI's ROMIO as the untouched
+side instead of its default OMPIO; records say which in "mpi_io"), and the
 simulated cluster (tests/tools/simcluster.sh: 4 nodes, 2 per leaf switch,
 node<->leaf 1 Gbit/s, leaf<->core 200 Mbit/s, MPICH's hydra, root) with the
 ranks packed (2 per node; BT-IO's 9 as 2,2,2,3) and scattered (round robin
