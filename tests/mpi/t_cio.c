@@ -411,6 +411,11 @@ static int errors(void) {
   MPI_Info_set(info, "romio_cb_write", "sometimes");
   EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "romio_cb_write='sometimes'", NULL);
   MPI_Info_free(&info);
+  info = hints("otp", NULL, NULL);
+  MPI_Info_set(info, "mpisw_cb_write_behind", "maybe");
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "mpisw_cb_write_behind: 'maybe' is not a boolean",
+             NULL);
+  MPI_Info_free(&info);
   /* without the engine, the MPI's keys are the MPI's: no error of ours */
   info = hints("romio", "many", NULL);
   int rc0 = try_open(path, info);
