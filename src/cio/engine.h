@@ -42,6 +42,7 @@ struct cio_hints {
   MPI_Offset min_fd_size;   /* romio_min_fdomain_size */
   int cb_write, cb_read;    /* romio_cb_write/_read: CIO_CB_AUTO, _ENABLE, _DISABLE */
   int write_behind;         /* mpisw_cb_write_behind: this rank's own choice, not agreed */
+  int place;                /* mpisw_cb_place: agreed (it changes the messages) */
 };
 enum { CIO_CB_AUTO = 0, CIO_CB_ENABLE, CIO_CB_DISABLE };
 
@@ -74,6 +75,7 @@ struct cio_report {
   int rounds;
   int rounds_behind;   /* this rank's rounds written on the helper thread (behind.c) */
   int rounds_direct;   /* this rank's rounds written from the messages, not copied */
+  int rounds_placed;   /* this rank's rounds received into place (place_round) */
   double t_meta, t_assign, t_shuffle, t_io; /* this rank's seconds */
   int cb_nodes_auto;   /* cb_nodes=auto chose ndomains */
   int independent;     /* no two phases: each rank its own pieces (ROMIO's rule) */

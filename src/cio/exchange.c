@@ -138,6 +138,15 @@ struct cio_xchg {
   struct plan pl;
   struct bufs b;
   int single; /* one round at most: message sizes from the matrix's N */
+  int place;       /* writing: the pieces' bytes go to their place (place_round) */
+  int data_in_msg; /* writing without place: the bytes follow the pieces' list */
+  MPI_Datatype *wtype; /* place_round: [2P] send and receive types */
+  int *wcount;         /* [3P]: send counts, receive counts, zero displacements */
+  int *blen;           /* blocks of a type being made */
+  MPI_Aint *bdisp;
+  size_t bcap;
+  char *scratch;       /* overlapping pieces' bytes */
+  size_t scratch_cap;
 };
 
 /* The file's kept buffer i, taken for a call / given back after it. */
@@ -164,6 +173,7 @@ void mpisw_cio_exchange_free(struct cio_xchg *xs) {
   free(xs->pl.dst_first);
   free(xs->b.scount);
   for (int i = 0; i < 2; i++) free(xs->b.runs[i]);
+  free(xs->wtype), free(xs->wcount), free(xs->blen), free(xs->bdisp), free(xs->scratch);
   free(xs);
 }
 
@@ -194,7 +204,11 @@ int mpisw_cio_exchange_prepare(struct cio_file *f, const struct cio_access *a, i
   pl->maxend = malloc(sizeof *pl->maxend * (size_t)(a->n ? a->n : 1));
   pl->dst_first = malloc(sizeof *pl->dst_first * (size_t)(P + 1));
   xs->b.scount = malloc(sizeof(int) * 4 * (size_t)P);
-  if (!pl->dom_of || !pl->cursor || !pl->maxend || !pl->dst_first || !xs->b.scount) goto nomem;
+  xs->wtype = writing ? malloc(sizeof *xs->wtype * 2 * (size_t)P) : NULL;
+  xs->wcount = writing ? malloc(sizeof *xs->wcount * 3 * (size_t)P) : NULL;
+  if (!pl->dom_of || !pl->cursor || !pl->maxend || !pl->dst_first || !xs->b.scount ||
+      (writing && (!xs->wtype || !xs->wcount)))
+    goto nomem;
   xs->b.sdispl = xs->b.scount + P, xs->b.rcount = xs->b.scount + 2 * P;
   xs->b.rdispl = xs->b.scount + 3 * P;
   for (MPI_Count i = 0; i < a->n; i++) {
@@ -223,23 +237,24 @@ static size_t message_size(const struct cio_xchg *xs, const struct cio_op *op, i
   int me = op->f->rank;
   MPI_Count n = local || p == me ? 0 : pl->dst_first[p + 1] - pl->dst_first[p];
   size_t data = 0;
-  for (MPI_Count i = pl->dst_first[p]; n && op->writing && i < pl->dst_first[p + 1]; i++)
+  for (MPI_Count i = pl->dst_first[p]; n && xs->data_in_msg && i < pl->dst_first[p + 1]; i++)
     data += (size_t)pl->parts[i].len;
   *ok = !local;
   if (!xs->single) return n ? 8 + 16 * (size_t)n + data : 0;
   int d = pl->dom_of[p], m = op->x->m;
   MPI_Offset dn = p == me || d < 0 ? 0 : op->x->N[(size_t)me * m + d];
-  size_t ddata = op->writing && dn ? (size_t)op->x->C[(size_t)me * m + d] : 0;
+  size_t ddata = xs->data_in_msg && dn ? (size_t)op->x->C[(size_t)me * m + d] : 0;
   if (dn != n || ddata != data) *ok = 0;
   return dn ? 8 + 16 * (size_t)dn + ddata : 0;
 }
 
 /* What rank p sends here in a round of its own (one round): from N. */
-static size_t declared_from(const struct cio_op *op, int p, int my_dom) {
+static size_t declared_from(const struct cio_xchg *xs, const struct cio_op *op, int p,
+                            int my_dom) {
   int m = op->x->m;
   if (my_dom < 0 || p == op->f->rank) return 0;
   MPI_Offset n = op->x->N[(size_t)p * m + my_dom];
-  size_t data = op->writing && n ? (size_t)op->x->C[(size_t)p * m + my_dom] : 0;
+  size_t data = xs->data_in_msg && n ? (size_t)op->x->C[(size_t)p * m + my_dom] : 0;
   return n ? 8 + 16 * (size_t)n + data : 0;
 }
 
@@ -328,6 +343,197 @@ static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offse
   return 0;
 }
 
+/* A datatype of n blocks at absolute addresses (MPI_BOTTOM), or MPI_BYTE
+ * with *count 0 when n is 0. -1 when the MPI cannot make it. */
+static int blocks_type(int n, const int *len, const MPI_Aint *disp, MPI_Datatype *t,
+                       int *count) {
+  *t = MPI_BYTE, *count = 0;
+  if (!n) return 0;
+  if (PMPI_Type_create_hindexed(n, len, disp, MPI_BYTE, t) != MPI_SUCCESS ||
+      PMPI_Type_commit(t) != MPI_SUCCESS)
+    return -1;
+  *count = 1;
+  return 0;
+}
+
+static int grow_blocks(struct cio_xchg *xs, MPI_Count n) {
+  if ((size_t)n <= xs->bcap) return 0;
+  int *l = realloc(xs->blen, sizeof *l * (size_t)n);
+  if (l) xs->blen = l;
+  MPI_Aint *d = realloc(xs->bdisp, sizeof *d * (size_t)n);
+  if (d) xs->bdisp = d;
+  if (!l || !d) return -1;
+  xs->bcap = (size_t)n;
+  return 0;
+}
+
+/* Placement (writing; hint mpisw_cb_place). After the round's Alltoallv
+ * carried only the pieces' lists, one Alltoallw moves their bytes: each
+ * sender straight from the user's buffer (contiguous in memory; packed
+ * otherwise), each aggregator into the place of every piece in its
+ * collective buffer (derived datatypes at absolute addresses). The MPI's
+ * transport then copies each byte once, the senders sharing the work (with
+ * Open MPI a contiguous message is instead pulled by the receiver alone, a
+ * single-copy read of every byte by the aggregator), and the aggregator has
+ * nothing left to lay out. Pieces that overlap (an erroneous program) go to
+ * a scratch buffer and are laid in rank order, the higher rank's bytes
+ * last. Collective. runs[slot]: the aggregator's pieces, in cbuf[slot].
+ * 0, or -1: no memory for the round (the others' bytes were taken). */
+static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int mine, MPI_Offset wlo,
+                       int sent_ok, int self_ok, MPI_Count *nout) {
+  struct plan *pl = &xs->pl;
+  struct bufs *b = &xs->b;
+  struct cio_file *f = op->f;
+  int P = pl->P, me = f->rank;
+  MPI_Datatype *st = xs->wtype, *rt = xs->wtype + P;
+  int *sc = xs->wcount, *rc = xs->wcount + P, *zero = xs->wcount + 2 * P;
+  const char *ubase = op->mem->dense && op->mem->n == 1
+                          ? (const char *)op->buf + op->mem->piece[0].disp : NULL;
+  for (int p = 0; p < P; p++) st[p] = rt[p] = MPI_BYTE, sc[p] = rc[p] = zero[p] = 0;
+  /* sending: this rank's bytes for each other aggregator */
+  size_t packed = 0;
+  for (int p = 0; p < P && sent_ok && !ubase; p++)
+    for (MPI_Count i = pl->dst_first[p]; p != me && i < pl->dst_first[p + 1]; i++)
+      packed += (size_t)pl->parts[i].len;
+  if (packed && grow(&b->send, &b->send_cap, packed)) no_room(f, packed);
+  char *w = b->send;
+  for (int p = 0; p < P && sent_ok; p++) {
+    MPI_Count first = pl->dst_first[p], n = pl->dst_first[p + 1] - first;
+    if (p == me || !n) continue;
+    if (ubase) {
+      if (grow_blocks(xs, n)) no_room(f, (size_t)n * 16);
+      for (MPI_Count i = 0; i < n; i++) {
+        xs->blen[i] = (int)pl->parts[first + i].len;
+        xs->bdisp[i] = (MPI_Aint)(uintptr_t)(ubase + pl->parts[first + i].spos);
+      }
+    } else {
+      int len = 0;
+      for (MPI_Count i = first; i < first + n; i++) {
+        mpisw_typemap_pack(op->mem, op->buf, op->count, pl->parts[i].spos, pl->parts[i].len,
+                           w + len);
+        len += (int)pl->parts[i].len;
+      }
+      if (grow_blocks(xs, 1)) no_room(f, 16);
+      xs->blen[0] = len, xs->bdisp[0] = (MPI_Aint)(uintptr_t)w;
+      w += len, n = 1;
+    }
+    if (blocks_type((int)n, xs->blen, xs->bdisp, &st[p], &sc[p])) no_room(f, 0);
+  }
+  /* receiving: the aggregator's pieces of this round, from every rank */
+  char *cbuf = b->cbuf[slot];
+  MPI_Count nruns = 0;
+  int overlap = 0;
+  if (mine) {
+    if (!cbuf) no_room(f, (size_t)pl->cbs); /* the others send: no refusing */
+    MPI_Count total = 0;
+    for (int p = 0; p < P; p++) {
+      int64_t n = 0;
+      if (p == me) n = self_ok ? pl->dst_first[me + 1] - pl->dst_first[me] : 0;
+      else if (b->rcount[p]) memcpy(&n, b->recv + b->rdispl[p], 8);
+      total += n;
+    }
+    if (total > b->runs_cap[slot]) {
+      struct cio_run *nr = realloc(b->runs[slot], sizeof *nr * (size_t)total);
+      if (!nr) no_room(f, sizeof *nr * (size_t)total);
+      b->runs[slot] = nr;
+      b->runs_cap[slot] = total;
+    }
+    struct cio_run *runs = b->runs[slot];
+    for (int p = 0; p < P; p++) {
+      if (p == me) {
+        for (MPI_Count i = pl->dst_first[me]; self_ok && i < pl->dst_first[me + 1]; i++)
+          runs[nruns++] = (struct cio_run){pl->parts[i].off, pl->parts[i].len, NULL, p};
+        continue;
+      }
+      if (!b->rcount[p]) continue;
+      const char *rd = b->recv + b->rdispl[p];
+      int64_t n;
+      memcpy(&n, rd, 8);
+      for (int64_t i = 0; i < n; i++) {
+        int64_t pair[2];
+        memcpy(pair, rd + 8 + 16 * i, 16);
+        runs[nruns++] = (struct cio_run){pair[0], pair[1], NULL, p};
+      }
+    }
+    qsort(runs, (size_t)nruns, sizeof *runs, cmp_off);
+    for (MPI_Count i = 0; i + 1 < nruns && !overlap; i++)
+      if (runs[i].off + runs[i].len > runs[i + 1].off) overlap = 1;
+    size_t at = 0; /* scratch bytes of the senders so far (overlap) */
+    for (int p = 0; p < P; p++) {
+      if (p == me || !b->rcount[p]) continue;
+      const char *rd = b->recv + b->rdispl[p];
+      int64_t n, sum = 0;
+      memcpy(&n, rd, 8);
+      for (int64_t i = 0; i < n; i++) {
+        int64_t pair[2];
+        memcpy(pair, rd + 8 + 16 * i, 16);
+        sum += pair[1];
+      }
+      if (overlap) { /* all of p's bytes in a row of the scratch buffer */
+        if (grow(&xs->scratch, &xs->scratch_cap, at + (size_t)sum)) no_room(f, at + (size_t)sum);
+        at += (size_t)sum; /* its type made below, once the scratch stops moving */
+        rc[p] = -1; /* a mark: p's bytes go to the scratch */
+        continue;
+      }
+      if (grow_blocks(xs, n)) no_room(f, (size_t)n * 16);
+      for (int64_t i = 0; i < n; i++) {
+        int64_t pair[2];
+        memcpy(pair, rd + 8 + 16 * i, 16);
+        xs->blen[i] = (int)pair[1];
+        xs->bdisp[i] = (MPI_Aint)(uintptr_t)(cbuf + (pair[0] - wlo));
+      }
+      if (blocks_type((int)n, xs->blen, xs->bdisp, &rt[p], &rc[p])) no_room(f, 0);
+    }
+    if (overlap) { /* the scratch has its final size: types at its addresses */
+      size_t off = 0;
+      for (int p = 0; p < P; p++) {
+        if (rc[p] != -1) continue;
+        const char *rd = b->recv + b->rdispl[p];
+        int64_t n, sum = 0;
+        memcpy(&n, rd, 8);
+        for (int64_t i = 0; i < n; i++) {
+          int64_t pair[2];
+          memcpy(pair, rd + 8 + 16 * i, 16);
+          sum += pair[1];
+        }
+        int len = (int)sum;
+        MPI_Aint disp = (MPI_Aint)(uintptr_t)(xs->scratch + off);
+        off += (size_t)sum;
+        if (blocks_type(1, &len, &disp, &rt[p], &rc[p])) no_room(f, 0);
+      }
+    }
+  }
+  PMPI_Alltoallw(MPI_BOTTOM, sc, zero, st, MPI_BOTTOM, rc, zero, rt, f->comm);
+  for (int p = 0; p < P; p++) {
+    if (st[p] != MPI_BYTE) PMPI_Type_free(&st[p]);
+    if (rt[p] != MPI_BYTE) PMPI_Type_free(&rt[p]);
+  }
+  if (!mine) return 0;
+  op->r->rounds_placed += !overlap;
+  /* this rank's own pieces, and with overlaps everyone's in rank order */
+  size_t off = 0;
+  for (int p = 0; p < P; p++) {
+    if (p == me) {
+      for (MPI_Count i = pl->dst_first[me]; self_ok && i < pl->dst_first[me + 1]; i++)
+        mpisw_typemap_pack(op->mem, op->buf, op->count, pl->parts[i].spos, pl->parts[i].len,
+                           cbuf + (pl->parts[i].off - wlo));
+      continue;
+    }
+    if (!overlap || !b->rcount[p]) continue;
+    const char *rd = b->recv + b->rdispl[p];
+    int64_t n;
+    memcpy(&n, rd, 8);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t pair[2];
+      memcpy(pair, rd + 8 + 16 * i, 16);
+      memcpy(cbuf + (pair[0] - wlo), xs->scratch + off, (size_t)pair[1]);
+      off += (size_t)pair[1];
+    }
+  }
+  *nout = nruns;
+  return 0;
+}
+
 int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t whylen) {
   struct cio_file *f = op->f;
   const struct cio_access *a = op->a;
@@ -347,6 +553,8 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
     }
   }
   my_dom = pl->dom_of[me];
+  xs->place = op->writing && f->h.place;
+  xs->data_in_msg = op->writing && !xs->place;
   int io_err = 0, local = 0; /* local: this rank's plan or buffers failed */
   struct cio_behind *behind = NULL; /* writes round r while round r + 1 is exchanged */
   int next_slot = 0; /* the buffer to fill next: the other one is the writer's */
@@ -409,14 +617,15 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
         memcpy(w, pair, 16);
         w += 16;
       }
-      if (op->writing)
+      if (xs->data_in_msg)
         for (MPI_Count i = pl->dst_first[p]; i < pl->dst_first[p + 1]; i++) {
           mpisw_typemap_pack(op->mem, op->buf, op->count, pl->parts[i].spos, pl->parts[i].len, w);
           w += pl->parts[i].len;
         }
     }
+    int sent_ok = !local; /* this rank's lists went out valid: its bytes follow (place) */
     if (xs->single) /* the sizes are known: no Alltoall */
-      for (int p = 0; p < P; p++) b->rcount[p] = (int)declared_from(op, p, my_dom);
+      for (int p = 0; p < P; p++) b->rcount[p] = (int)declared_from(xs, op, p, my_dom);
     else
       PMPI_Alltoall(b->scount, 1, MPI_INT, b->rcount, 1, MPI_INT, f->comm);
     size_t rtotal = 0;
@@ -435,17 +644,18 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
           snprintf(local_why, sizeof local_why, "rank %d could not take part in the exchange", p);
       }
     }
-    op->r->t_shuffle += now() - t0;
-
     /* the aggregator's part */
     MPI_Offset wlo = 0, whi = 0;
     int mine = my_dom >= 0 && window(x, my_dom, r, pl->cbs, &wlo, &whi);
+    int slot = behind ? next_slot : 0; /* not the buffers of the write in hand */
+    MPI_Count nruns = 0;
+    if (xs->place && place_round(op, xs, slot, mine, wlo, sent_ok, !local, &nruns) && !local)
+      local = MPI_ERR_NO_MEM;
+    op->r->t_shuffle += now() - t0;
     if (op->writing) {
-      int slot = behind ? next_slot : 0; /* not the buffers of the write in hand */
       if (mine && !local) {
         t0 = now();
-        MPI_Count nruns = 0;
-        if (lay_round(op, xs, slot, wlo, &nruns)) local = MPI_ERR_NO_MEM;
+        if (!xs->place && lay_round(op, xs, slot, wlo, &nruns)) local = MPI_ERR_NO_MEM;
         op->r->t_shuffle += now() - t0;
         t0 = now();
         if (behind) { /* the previous round's write is done: hand this one over */

@@ -188,8 +188,8 @@ static int open_file(MPI_Comm comm, const char *filename, const char *pool_name,
   /* writes behind: with Open MPI, whose waiting ranks yield the CPU; not
    * with MPICH, whose ranks busy-poll and would take the helper thread's
    * core (docs/COLLECTIVE_IO.md "Writes behind the shuffle") */
-  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO,
-                        !strcmp(mpisw_built_for(), "Open MPI")};
+  int ompi = !strcmp(mpisw_built_for(), "Open MPI");
+  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO, ompi, ompi};
   int failed = 0;
   int s = mpisw_cio_env_strategy(&e);
   if (s < 0) failed = 1;

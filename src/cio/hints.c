@@ -104,11 +104,13 @@ int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error
   }
   PMPI_Info_get(info, "mpisw_cb_write_behind", MPI_MAX_INFO_VAL, v, &flag);
   if (flag && mpisw_hint_bool("mpisw_cb_write_behind", v, &h->write_behind, e)) return -1;
+  PMPI_Info_get(info, "mpisw_cb_place", MPI_MAX_INFO_VAL, v, &flag);
+  if (flag && mpisw_hint_bool("mpisw_cb_place", v, &h->place, e)) return -1;
   return 0;
 }
 
 uint64_t mpisw_cio_hints_hash(const struct cio_hints *h, int kind) {
-  long long words[8] = {h->strategy, h->cb_nodes, h->cb_buffer_size, h->striping_unit,
-                        h->min_fd_size, h->cb_write, h->cb_read, kind};
+  long long words[9] = {h->strategy, h->cb_nodes, h->cb_buffer_size, h->striping_unit,
+                        h->min_fd_size, h->cb_write, h->cb_read, kind, h->place};
   return mpisw_hash64(0x63696f, words, sizeof words);
 }

@@ -751,8 +751,8 @@ static int poolfull(void) {
  * two phases; every rank its own node: P domains of n * 4 bytes, rounds of
  * cbs bytes. Int j of the file holds 3j + 1. Returns this rank's rounds,
  * the rounds it wrote behind and those it wrote from the messages. */
-static void behind_write(const char *path, const char *wb, int n, int blk, const char *cbs,
-                         int *rounds, int *behind, int *direct) {
+static void behind_write(const char *path, const char *wb, const char *place, int n, int blk,
+                         const char *cbs, int *rounds, int *behind, int *direct, int *placed) {
   int *x = malloc(sizeof(int) * n);
   for (int i = 0; i < n; i++) x[i] = ((i / blk) * blk * P + me * blk + i % blk) * 3 + 1;
   MPI_Datatype ft;
@@ -760,6 +760,7 @@ static void behind_write(const char *path, const char *wb, int n, int blk, const
   MPI_Type_commit(&ft);
   MPI_Info info = hints("tatp", NULL, cbs);
   MPI_Info_set(info, "mpisw_cb_write_behind", wb);
+  MPI_Info_set(info, "mpisw_cb_place", place);
   MPI_File fh;
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
   MPI_Info_free(&info);
@@ -769,6 +770,7 @@ static void behind_write(const char *path, const char *wb, int n, int blk, const
   *rounds = atoi(info_val(fh, "mpisw_cb_rounds"));
   *behind = atoi(info_val(fh, "mpisw_cb_rounds_behind"));
   *direct = atoi(info_val(fh, "mpisw_cb_rounds_direct"));
+  *placed = atoi(info_val(fh, "mpisw_cb_rounds_placed"));
   /* the whole file, read by the MPI on the same handle */
   CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
   int *all = malloc(sizeof(int) * n * P);
@@ -781,23 +783,58 @@ static void behind_write(const char *path, const char *wb, int n, int blk, const
 }
 
 static int behind(void) {
-  int rounds, wrote_behind, direct;
+  int rounds, wrote_behind, direct, placed;
   /* 4-byte pieces: copied into the collective buffer, written behind */
-  behind_write(tl_path("behind"), "true", 1024, 1, "256", &rounds, &wrote_behind, &direct);
+  behind_write(tl_path("behind"), "true", "false", 1024, 1, "256", &rounds, &wrote_behind,
+               &direct, &placed);
   CHECK(rounds == 16, "rounds %d, want 16 (4096-byte domains, 256-byte buffer)", rounds);
   CHECK(wrote_behind == rounds, "rank %d aggregated %d rounds, wrote %d of them behind", me,
         rounds, wrote_behind);
   CHECK(direct == 0, "4-byte pieces: %d rounds written from the messages", direct);
-  behind_write(tl_path("inline"), "false", 1024, 1, "256", &rounds, &wrote_behind, &direct);
+  behind_write(tl_path("inline"), "false", "false", 1024, 1, "256", &rounds, &wrote_behind,
+               &direct, &placed);
   CHECK(wrote_behind == 0, "mpisw_cb_write_behind=false: %d rounds behind", wrote_behind);
   compare(tl_path("inline"), tl_path("behind"), "written behind vs in line");
   /* 1 KiB pieces: written from the messages and the user's buffer (pwritev) */
-  behind_write(tl_path("direct"), "1", 4096, 256, "4096", &rounds, &wrote_behind, &direct);
+  behind_write(tl_path("direct"), "1", "0", 4096, 256, "4096", &rounds, &wrote_behind, &direct,
+               &placed);
   CHECK(rounds == 4 && wrote_behind == 4 && direct == 4, "1 KiB pieces: %d rounds, %d behind, "
         "%d direct (want 4 each)", rounds, wrote_behind, direct);
-  behind_write(tl_path("direct_inline"), "0", 4096, 256, "4096", &rounds, &wrote_behind,
-               &direct);
+  behind_write(tl_path("direct_inline"), "0", "0", 4096, 256, "4096", &rounds, &wrote_behind,
+               &direct, &placed);
   CHECK(wrote_behind == 0 && direct == 4, "in line: %d behind, %d direct", wrote_behind, direct);
+  /* received into place (derived datatypes), behind and in line, both sizes */
+  const char *pl_wb[2] = {"true", "false"};
+  for (int k = 0; k < 4; k++) {
+    behind_write(tl_path("placed%d", k), pl_wb[k % 2], "true", k < 2 ? 1024 : 4096,
+                 k < 2 ? 1 : 256, k < 2 ? "256" : "4096", &rounds, &wrote_behind, &direct,
+                 &placed);
+    CHECK(placed == rounds && direct == 0 && wrote_behind == (k % 2 ? 0 : rounds),
+          "placed (%s, %s pieces): %d rounds, %d placed, %d direct, %d behind", pl_wb[k % 2],
+          k < 2 ? "4-byte" : "1 KiB", rounds, placed, direct, wrote_behind);
+  }
+  compare(tl_path("inline"), tl_path("placed0"), "received into place vs copied");
+  compare(tl_path("direct"), tl_path("placed2"), "received into place vs written from messages");
+  /* an erroneous program: every rank writes the same bytes; placed, the
+   * overlapping pieces are laid in rank order: the last rank's bytes win */
+  {
+    int y[256], z[256];
+    for (int i = 0; i < 256; i++) y[i] = (me + 1) * 1000 + i;
+    MPI_Info info = hints("tatp", NULL, NULL);
+    MPI_Info_set(info, "mpisw_cb_place", "true");
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, tl_path("overlap"), MPI_MODE_RDWR | MPI_MODE_CREATE,
+                            info, &fh));
+    MPI_Info_free(&info);
+    CHECK_MPI(MPI_File_write_at_all(fh, 0, y, 256, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(P == 1 || atoi(info_val(fh, "mpisw_cb_rounds_placed")) == 0,
+          "overlapping pieces counted as placed");
+    CHECK_MPI(MPI_File_read_at(fh, 0, z, 256, MPI_INT, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 256; i++)
+      CHECK(z[i] == P * 1000 + i, "overlap: int %d is %d, the last rank's %d", i, z[i],
+            P * 1000 + i);
+    CHECK_MPI(MPI_File_close(&fh));
+  }
   /* a failed write on the thread: the error on every rank, after the rounds */
   if (access("/dev/full", W_OK) == 0) {
     MPI_Info info = hints("tatp", NULL, "64");
