@@ -214,7 +214,7 @@ static int open_file(MPI_Comm comm, const char *filename, const char *pool_name,
   if (r[1] != -r[2]) {
     mpisw_fail(&e, MPISW_K_HINT, "ranks disagree on the collective I/O hints of %s "
                "(mpisw_cb_strategy or MPISW_CB_STRATEGY, cb_nodes, cb_buffer_size, "
-               "striping_unit, romio_min_fdomain_size)", filename);
+               "striping_unit, romio_min_fdomain_size, mpisw_cb_place)", filename);
     return open_error(&e);
   }
 

@@ -413,7 +413,12 @@ static int errors(void) {
   MPI_Info_free(&info);
   info = hints("otp", NULL, NULL);
   MPI_Info_set(info, "mpisw_cb_write_behind", "maybe");
-  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "mpisw_cb_write_behind: 'maybe' is not a boolean",
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT,
+             "mpisw_cb_write_behind: 'maybe' is not a boolean", NULL);
+  MPI_Info_free(&info);
+  info = hints("otp", NULL, NULL);
+  MPI_Info_set(info, "mpisw_cb_place", "sometimes");
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "mpisw_cb_place: 'sometimes' is not a boolean",
              NULL);
   MPI_Info_free(&info);
   /* without the engine, the MPI's keys are the MPI's: no error of ours */
