@@ -145,6 +145,7 @@ struct cio_xchg {
   int *blen;           /* blocks of a type being made */
   MPI_Aint *bdisp;
   size_t bcap;
+  char *hdr_ok;        /* [P]: a valid list of pieces went to rank p this round */
   char *scratch;       /* overlapping pieces' bytes */
   size_t scratch_cap;
 };
@@ -174,6 +175,7 @@ void mpisw_cio_exchange_free(struct cio_xchg *xs) {
   free(xs->b.scount);
   for (int i = 0; i < 2; i++) free(xs->b.runs[i]);
   free(xs->wtype), free(xs->wcount), free(xs->blen), free(xs->bdisp), free(xs->scratch);
+  free(xs->hdr_ok);
   free(xs);
 }
 
@@ -206,8 +208,9 @@ int mpisw_cio_exchange_prepare(struct cio_file *f, const struct cio_access *a, i
   xs->b.scount = malloc(sizeof(int) * 4 * (size_t)P);
   xs->wtype = writing ? malloc(sizeof *xs->wtype * 2 * (size_t)P) : NULL;
   xs->wcount = writing ? malloc(sizeof *xs->wcount * 3 * (size_t)P) : NULL;
+  xs->hdr_ok = writing ? calloc((size_t)P, 1) : NULL;
   if (!pl->dom_of || !pl->cursor || !pl->maxend || !pl->dst_first || !xs->b.scount ||
-      (writing && (!xs->wtype || !xs->wcount)))
+      (writing && (!xs->wtype || !xs->wcount || !xs->hdr_ok)))
     goto nomem;
   xs->b.sdispl = xs->b.scount + P, xs->b.rcount = xs->b.scount + 2 * P;
   xs->b.rdispl = xs->b.scount + 3 * P;
@@ -380,7 +383,7 @@ static int grow_blocks(struct cio_xchg *xs, MPI_Count n) {
  * last. Collective. runs[slot]: the aggregator's pieces, in cbuf[slot].
  * 0, or -1: no memory for the round (the others' bytes were taken). */
 static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int mine, MPI_Offset wlo,
-                       int sent_ok, int self_ok, MPI_Count *nout) {
+                       int self_ok, MPI_Count *nout) {
   struct plan *pl = &xs->pl;
   struct bufs *b = &xs->b;
   struct cio_file *f = op->f;
@@ -392,14 +395,14 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
   for (int p = 0; p < P; p++) st[p] = rt[p] = MPI_BYTE, sc[p] = rc[p] = zero[p] = 0;
   /* sending: this rank's bytes for each other aggregator */
   size_t packed = 0;
-  for (int p = 0; p < P && sent_ok && !ubase; p++)
-    for (MPI_Count i = pl->dst_first[p]; p != me && i < pl->dst_first[p + 1]; i++)
+  for (int p = 0; p < P && !ubase; p++)
+    for (MPI_Count i = pl->dst_first[p]; xs->hdr_ok[p] && i < pl->dst_first[p + 1]; i++)
       packed += (size_t)pl->parts[i].len;
   if (packed && grow(&b->send, &b->send_cap, packed)) no_room(f, packed);
   char *w = b->send;
-  for (int p = 0; p < P && sent_ok; p++) {
+  for (int p = 0; p < P; p++) {
     MPI_Count first = pl->dst_first[p], n = pl->dst_first[p + 1] - first;
-    if (p == me || !n) continue;
+    if (!xs->hdr_ok[p] || !n) continue; /* only where a valid list went */
     if (ubase) {
       if (grow_blocks(xs, n)) no_room(f, (size_t)n * 16);
       for (MPI_Count i = 0; i < n; i++) {
@@ -597,6 +600,7 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
     else if (local && !local_why[0])
       snprintf(local_why, sizeof local_why, "no memory for a round of the exchange "
                "(cb_buffer_size=%lld)", (long long)pl->cbs);
+    for (int p = 0; xs->hdr_ok && p < P; p++) xs->hdr_ok[p] = 0;
     for (int p = 0; p < P; p++) {
       if (!b->scount[p]) continue;
       char *w = b->send + b->sdispl[p];
@@ -612,6 +616,7 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
       int64_t n = pl->dst_first[p + 1] - pl->dst_first[p];
       memcpy(w, &n, 8);
       w += 8;
+      if (xs->hdr_ok) xs->hdr_ok[p] = 1; /* its bytes follow (place_round) */
       for (MPI_Count i = pl->dst_first[p]; i < pl->dst_first[p + 1]; i++) {
         int64_t pair[2] = {pl->parts[i].off, pl->parts[i].len};
         memcpy(w, pair, 16);
@@ -623,7 +628,6 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
           w += pl->parts[i].len;
         }
     }
-    int sent_ok = !local; /* this rank's lists went out valid: its bytes follow (place) */
     if (xs->single) /* the sizes are known: no Alltoall */
       for (int p = 0; p < P; p++) b->rcount[p] = (int)declared_from(xs, op, p, my_dom);
     else
@@ -649,7 +653,7 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
     int mine = my_dom >= 0 && window(x, my_dom, r, pl->cbs, &wlo, &whi);
     int slot = behind ? next_slot : 0; /* not the buffers of the write in hand */
     MPI_Count nruns = 0;
-    if (xs->place && place_round(op, xs, slot, mine, wlo, sent_ok, !local, &nruns) && !local)
+    if (xs->place && place_round(op, xs, slot, mine, wlo, !local, &nruns) && !local)
       local = MPI_ERR_NO_MEM;
     op->r->t_shuffle += now() - t0;
     if (op->writing) {
