@@ -40,7 +40,10 @@
  * figures read with MPI_File_get_info ("engine": 1 when the file answered
  * mpisw_cb_strategy; engine_time_* the slowest rank's stage times). The
  * model and the engine agree exactly when the engine cuts its domains as
- * ROMIO does (no striping_unit, no romio_min_fdomain_size). */
+ * ROMIO does (no striping_unit, no romio_min_fdomain_size). Every record
+ * names the MPI-IO of the untouched side ("mpi_io": romio for MPICH; for
+ * Open MPI its io component, OMPI_MCA_io when set, else ompio, 4.1's
+ * default). */
 #include "cio_run.h"
 
 #include <fcntl.h>
@@ -388,7 +391,7 @@ static const char *engine_keys[] = {
     "mpisw_cb_max_link_load", "mpisw_cb_time_metadata", "mpisw_cb_time_assign",
     "mpisw_cb_time_shuffle", "mpisw_cb_time_io", "mpisw_cb_hopbytes_otp",
     "mpisw_cb_hopbytes_latp", "mpisw_cb_hopbytes_tatp", "mpisw_cb_domains",
-    "mpisw_cb_rounds"};
+    "mpisw_cb_rounds", "mpisw_cb_rounds_behind", "mpisw_cb_rounds_direct"};
 #define NKEYS (sizeof engine_keys / sizeof *engine_keys)
 
 /* Appends ,"engine":0|1 and the keys the file answered to out; times are the
@@ -424,6 +427,17 @@ static void engine_figures(MPI_File fh, char *out, size_t len) {
       at += (size_t)snprintf(out + at, len - at, "\"");
     }
   }
+}
+
+/* The MPI-IO the romio side runs: MPICH's ROMIO, or Open MPI's io
+ * component (OMPI_MCA_io names it; ompio, 4.1's default, otherwise). */
+static const char *mpi_io_name(void) {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(v, &len);
+  if (!strstr(v, "Open MPI")) return "romio";
+  const char *io = getenv("OMPI_MCA_io");
+  return io && *io && strlen(io) < 32 && !strpbrk(io, "\"\\") ? io : "ompio";
 }
 
 /* ---- one side: open with its hints, the timed call, close ---- */
@@ -537,13 +551,14 @@ int cio_run_main(int argc, char **argv, const char *name, enum cio_kind kind, ci
   MPI_Bcast(&id, 1, MPI_LONG, 0, comm);
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.%ld.dat", o.dir, name, id);
-  char common[1024];
+  char common[1152];
   snprintf(common, sizeof common,
            "\"bench\":\"%s\",\"pattern\":\"%s\",\"size\":\"%ldx%ldx%ld\",\"nprocs\":%d,"
            "\"nodes\":%d,\"label\":\"%s\",\"domains\":%d,\"cb_nodes\":%d,\"cb_buffer_size\":%ld,"
-           "\"fsync\":\"%s\",\"order\":\"%s\",\"bytes\":%ld",
+           "\"fsync\":\"%s\",\"order\":\"%s\",\"bytes\":%ld,\"mpi_io\":\"%s\"",
            name, kind == CIO_CUBE ? "cube" : "btio", o.g[0], o.g[1], o.g[2], nprocs, md.nodes,
-           o.label, md.domains, o.cb_nodes, o.cb_buffer, o.fsync, o.order ? o.order : "", fbytes);
+           o.label, md.domains, o.cb_nodes, o.cb_buffer, o.fsync, o.order ? o.order : "", fbytes,
+           mpi_io_name());
   if (rank == 0) {
     printf("{%s,\"phase\":\"model\",\"flat\":%d,\"topology\":\"%s\",\"independent\":%d,"
            "\"independent_read\":%d,\"two_phase_domains\":%d",

@@ -11,7 +11,9 @@ romio-aa, ROMIO again: the A/A pair; round r starts at side r, after an
 untimed warm-up write of every side), a fresh file per write, the data read
 back and checked outside the timed part, fsync after the timed part.
 
-Configurations: one node (cube at 2 and 4 ranks, BT-IO at 4), and the
+Configurations: one node (cube at 2 and 4 ranks, BT-IO at 4; cube 4 and
+BT-IO 4 again with OMPI_MCA_io=romio321, Open MPI's ROMIO as the untouched
+side instead of its default OMPIO; records say which in "mpi_io"), and the
 simulated cluster (tests/tools/simcluster.sh: 4 nodes, 2 per leaf switch,
 node<->leaf 1 Gbit/s, leaf<->core 200 Mbit/s, MPICH's hydra, root) with the
 ranks packed (2 per node; BT-IO's 9 as 2,2,2,3) and scattered (round robin
@@ -37,8 +39,8 @@ SUITES = {"cio": "collective I/O: cube and BT-IO patterns, OTP / LATP / TATP (mp
                  "vs ROMIO, one node and the simulated cluster (root), hop-bytes, link loads, "
                  "stage times"}
 PROGRAMS = {"cio_cube": "cio_cube", "cio_btio": "cio_btio", "cio_sim": "cio_simcluster.sh"}
-KEY_FIELDS = {b: ["pattern", "where", "sim_placement", "nprocs", "size", "phase", "side"]
-              for b in ("cio_cube", "cio_btio")}
+KEY_FIELDS = {b: ["pattern", "where", "sim_placement", "nprocs", "size", "mpi_io", "phase",
+                  "side"] for b in ("cio_cube", "cio_btio")}
 METRICS = {b: ["seconds", "GBps", "model_hopbytes", "model_max_link_load", "engine_hopbytes",
                "engine_max_link_load", "engine_time_metadata", "engine_time_assign",
                "engine_time_shuffle", "engine_time_io", "hopbytes_otp", "hopbytes_latp",
@@ -51,6 +53,11 @@ ROUNDS = 2
 ONE_NODE_ROUNDS = 6  # one node's calls take ~0.1 s: more rounds against the noise
 # one node: calls of 0.1-0.5 s (192^3 doubles took 10-35 ms, within the noise)
 ONE_NODE = (("cio_cube", 2, "320"), ("cio_cube", 4, "320"), ("cio_btio", 4, "160"))
+# Open MPI's untouched side is its default io component (OMPIO in 4.1); the
+# two-phase configurations again against the ROMIO it ships too (the
+# records' "mpi_io" tells them apart; MPICH ignores the variable: the same
+# configuration measured once more)
+ROMIO321 = (("cio_cube", 4, "320"), ("cio_btio", 4, "160"))
 NODE_RATE, CORE_RATE = "1gbit", "200mbit"
 SIM = (("cio_cube", 8, "128", "packed", "packed:2", None),
        ("cio_cube", 8, "128", "scattered", "scatter", "shuffle:1"),
@@ -72,6 +79,11 @@ def steps(suite):
                 _args(size, rounds=ONE_NODE_ROUNDS), ranks=n, timeout=900,
                 extra={"where": "one node", "sim_placement": "one node"})
            for prog, n, size in ONE_NODE]
+    out += [Step(prog, f"{prog} one node {n} ranks size {size} x{ONE_NODE_ROUNDS} rounds, "
+                 f"Open MPI's ROMIO (OMPI_MCA_io=romio321)", _args(size, rounds=ONE_NODE_ROUNDS),
+                 ranks=n, timeout=900, env={"OMPI_MCA_io": "romio321"},
+                 extra={"where": "one node", "sim_placement": "one node"})
+            for prog, n, size in ROMIO321]
     if os.geteuid() != 0:
         print("suite cio: the simulated cluster needs root (network namespaces, tc): its "
               "configurations are left out")
@@ -93,14 +105,14 @@ def _calls(runs):
             where = r.get("where", "one node")
             place = r.get("sim_placement")
             cfg = (r.get("pattern"), where, place if where == "simcluster" else "",
-                   r.get("nprocs"))
+                   r.get("nprocs"), r.get("mpi_io"))
             out.append((cfg, r))
     return out
 
 
 def _cfg_text(cfg):
-    pattern, where, place, n = cfg
-    return f"{pattern} {n} ranks, {where}{' ' + place if place else ''}"
+    pattern, where, place, n, io = cfg
+    return f"{pattern} {n} ranks, {where}{' ' + place if place else ''}{f' [{io}]' if io else ''}"
 
 
 def _pair_ratios(runs, phase, num_side, den_side, metric="seconds", invert=False):
@@ -149,7 +161,7 @@ def ratios(runs):
             where = r.get("where", "one node")
             place = r.get("sim_placement")
             cfg = (r.get("pattern"), where, place if where == "simcluster" else "",
-                   r.get("nprocs"))
+                   r.get("nprocs"), r.get("mpi_io"))
             for other in ("otp", "latp"):
                 if r.get(f"hopbytes_{other}"):
                     model.setdefault((cfg, other), []).append(
@@ -167,10 +179,10 @@ def _configs(summary, bench):
     for x in summary:
         f = x["fields"]
         if x["bench"] == bench:
-            c = (f.get("where"), f.get("sim_placement"), f.get("nprocs"))
+            c = (f.get("where"), f.get("sim_placement"), f.get("nprocs"), f.get("mpi_io"))
             if c not in cfgs:
                 cfgs.append(c)
-    return sorted(cfgs, key=lambda c: (c[0] != "one node", str(c[1]), c[2] or 0))
+    return sorted(cfgs, key=lambda c: (c[0] != "one node", str(c[1]), c[2] or 0, str(c[3])))
 
 
 def plot(suite, summary, runs, out, stamp, plt):
@@ -184,22 +196,23 @@ def plot(suite, summary, runs, out, stamp, plt):
         for x in summary:
             f = x["fields"]
             if x["bench"] == bench:
-                get[(f.get("where"), f.get("sim_placement"), f.get("nprocs"), f.get("phase"),
-                     f.get("side"))] = x["metrics"]
+                get[(f.get("where"), f.get("sim_placement"), f.get("nprocs"), f.get("mpi_io"),
+                     f.get("phase"), f.get("side"))] = x["metrics"]
         fig, axes = plt.subplots(1, 4, figsize=(22, 4.8))
-        labels = [f"{w if w == 'one node' else 'sim ' + str(p)}\n{n} ranks" for w, p, n in cfgs]
+        labels = [f"{w if w == 'one node' else 'sim ' + str(p)}\n{n} ranks"
+                  + (f"\nvs {io}" if io else "") for w, p, n, io in cfgs]
         width = 0.8 / len(sides)
         # 1. hop-bytes per strategy (the model; the engine's where it answered)
         ax = axes[0]
         for j, side in enumerate(("otp", "latp", "tatp")):
             xs, pts, eng = [], [], []
-            for i, (w, p, n) in enumerate(cfgs):
-                m = get.get((w, p, n, "model", None)) or {}
+            for i, (w, p, n, io) in enumerate(cfgs):
+                m = get.get((w, p, n, io, "model", None)) or {}
                 h = m.get(f"hopbytes_{side}")
                 if h:
                     xs.append(i + (j - 1) * 0.27)
                     pts.append({k: h[k] / MiB for k in ("min", "median", "max")})
-                e = (get.get((w, p, n, "write", side)) or {}).get("engine_hopbytes")
+                e = (get.get((w, p, n, io, "write", side)) or {}).get("engine_hopbytes")
                 if e:
                     eng.append((i + (j - 1) * 0.27, e["median"] / MiB))
             if xs:
@@ -217,8 +230,8 @@ def plot(suite, summary, runs, out, stamp, plt):
         ax = axes[1]
         for j, side in enumerate(("otp", "latp", "tatp")):
             xs, ys = [], []
-            for i, (w, p, n) in enumerate(cfgs):
-                m = get.get((w, p, n, "model", None)) or {}
+            for i, (w, p, n, io) in enumerate(cfgs):
+                m = get.get((w, p, n, io, "model", None)) or {}
                 v = m.get(f"max_link_load_{side}")
                 if v and v["median"] > 0:
                     xs.append(i + (j - 1) * 0.27)
@@ -234,8 +247,8 @@ def plot(suite, summary, runs, out, stamp, plt):
         ax = axes[2]
         for j, side in enumerate(sides):
             xs, pts = [], []
-            for i, (w, p, n) in enumerate(cfgs):
-                s = (get.get((w, p, n, "write", side)) or {}).get("seconds")
+            for i, (w, p, n, io) in enumerate(cfgs):
+                s = (get.get((w, p, n, io, "write", side)) or {}).get("seconds")
                 if s:
                     xs.append(i - 0.4 + (j + 0.5) * width)
                     pts.append(s)
@@ -255,8 +268,8 @@ def plot(suite, summary, runs, out, stamp, plt):
         for st in stages:
             ys = []
             for i, side in bars:
-                w, p, n = cfgs[i]
-                v = (get.get((w, p, n, "write", side)) or {}).get(f"engine_time_{st}")
+                w, p, n, io = cfgs[i]
+                v = (get.get((w, p, n, io, "write", side)) or {}).get(f"engine_time_{st}")
                 ys.append(v["median"] if v else 0.0)
             if any(ys):
                 ax.bar([i + (ENGINE_SIDES.index(s) - 1) * 0.27 for i, s in bars], ys, width=0.27,
@@ -283,18 +296,20 @@ def readme(doc):
          "untimed); data read back and checked outside the timed part. GB/s = 10^9 B/s. "
          "Simulated cluster: 4 nodes, 2 per leaf, node<->leaf "
          f"{NODE_RATE}, leaf<->core {CORE_RATE}. 'engine' = calls that went through mpisw's "
-         "engine (0: ROMIO ran the side).", ""]
+         "engine (0: ROMIO ran the side). MPI-IO: what the romio side ran (MPICH's ROMIO; "
+         "Open MPI's io component: ompio, its default, or romio321, OMPI_MCA_io=romio321).", ""]
     rows = []
     for x in sorted(summ, key=lambda x: (str(x["bench"]), str(x["fields"].get("where")),
                                          str(x["fields"].get("sim_placement")),
                                          x["fields"].get("nprocs") or 0,
+                                         str(x["fields"].get("mpi_io")),
                                          str(x["fields"].get("phase")),
                                          str(x["fields"].get("side")))):
         f, m = x["fields"], x["metrics"]
         if f.get("phase") == "model":
             continue
         rows.append([f.get("pattern"), f.get("where"), f.get("sim_placement"), f.get("nprocs"),
-                     f.get("size"), f.get("phase"), f.get("side"), fmt_stat(m.get("seconds")),
+                     f.get("size"), f.get("mpi_io") or "", f.get("phase"), f.get("side"), fmt_stat(m.get("seconds")),
                      fmt_stat(m.get("GBps")),
                      fmt_stat({k: v / MiB for k, v in m["model_hopbytes"].items() if k != "n"}
                               | {"n": m["model_hopbytes"]["n"]}) if m.get("model_hopbytes")
@@ -303,7 +318,7 @@ def readme(doc):
                                if k != "n"} | {"n": m["model_max_link_load"]["n"]})
                      if m.get("model_max_link_load") else "",
                      fmt_stat(m.get("engine_hopbytes"))])
-    s.append(md_table(["pattern", "where", "placement", "ranks", "size", "phase", "side",
+    s.append(md_table(["pattern", "where", "placement", "ranks", "size", "MPI-IO", "phase", "side",
                        "seconds", "GB/s", "model hop-bytes (MiB)", "model max link load (MiB)",
                        "engine hop-bytes"], rows))
     s.append("")

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cio/engine.h"
@@ -15,6 +16,21 @@
 /* ---- ordinary files ---- */
 static int fd_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset off) {
   return mpisw_pwrite_all(f->fd, buf, len, (uint64_t)off);
+}
+
+static int fd_writev(struct cio_file *f, struct iovec *iov, int n, MPI_Offset off) {
+  while (n > 0) {
+    ssize_t w = pwritev(f->fd, iov, n, (off_t)off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? errno : EIO;
+    off += w;
+    for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--) w -= (ssize_t)iov->iov_len;
+    if (n > 0) { /* a short write: the rest of this buffer first */
+      iov->iov_base = (char *)iov->iov_base + w;
+      iov->iov_len -= (size_t)w;
+    }
+  }
+  return 0;
 }
 
 static int fd_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {
@@ -46,7 +62,7 @@ static int mpi_call_errhandler(MPI_File fh, int code) {
 static int mpi_close(MPI_File *fh) { return mpisw_next.File_close(fh); }
 
 const struct cio_backend mpisw_cio_fd_backend = {
-    "pwrite",     "pread",          fd_write, fd_read,         mpi_set_view,
+    "pwrite",     "pread",          1, fd_write, fd_writev, fd_read, mpi_set_view,
     mpi_get_info, mpi_set_info,     mpi_set_atomicity, mpi_get_position, mpi_seek,
     mpi_call_errhandler, mpi_close};
 
@@ -71,7 +87,8 @@ static int pool_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_D
 }
 
 const struct cio_backend mpisw_cio_pool_backend = {
-    "pool write", "pool read", pool_write, pool_read, pool_set_view,
+    "pool write", "pool read", 0 /* RMA on the pool: MPI */, pool_write, NULL, pool_read,
+    pool_set_view,
     mpisw_pfile_File_get_info, mpisw_pfile_File_set_info, mpisw_pfile_File_set_atomicity,
     mpisw_pfile_File_get_position, mpisw_pfile_File_seek, mpisw_pfile_File_call_errhandler,
     mpisw_pfile_close};

@@ -14,6 +14,8 @@
  *   backend.c   where the calls on the file land, chosen at open: the MPI's
  *               handle and our descriptor, or a pooled file's (pfile/)
  *   io.c        writes/reads of whole ranges; the calls without two phases
+ *   behind.c    an aggregator's writes on a helper thread, behind the next
+ *               round's shuffle
  *   calls.c     the MPI calls (write_all, read_at_all, split and nonblocking)
  *   report.c    MPISW_REPORT lines and the info keys of the last call
  *   module.c    the module's table */
@@ -22,6 +24,7 @@
 
 #include <limits.h>
 #include <mpi.h>
+#include <sys/uio.h>
 #include <stdint.h>
 
 #include "cio/cio.h"
@@ -38,6 +41,8 @@ struct cio_hints {
   MPI_Offset striping_unit; /* 0: no alignment */
   MPI_Offset min_fd_size;   /* romio_min_fdomain_size */
   int cb_write, cb_read;    /* romio_cb_write/_read: CIO_CB_AUTO, _ENABLE, _DISABLE */
+  int write_behind;         /* mpisw_cb_write_behind: this rank's own choice, not agreed */
+  int place;                /* mpisw_cb_place: agreed (it changes the messages) */
 };
 enum { CIO_CB_AUTO = 0, CIO_CB_ENABLE, CIO_CB_DISABLE };
 
@@ -68,11 +73,23 @@ struct cio_report {
   uint64_t max_link;   /* bytes on the busiest link direction */
   double bytes;        /* of the call, all ranks */
   int rounds;
+  int rounds_behind;   /* this rank's rounds written on the helper thread (behind.c) */
+  int rounds_direct;   /* this rank's rounds written from the messages, not copied */
+  int rounds_placed;   /* this rank's rounds received into place (place_round) */
   double t_meta, t_assign, t_shuffle, t_io; /* this rank's seconds */
   int cb_nodes_auto;   /* cb_nodes=auto chose ndomains */
   int independent;     /* no two phases: each rank its own pieces (ROMIO's rule) */
   int matrix_guessed;  /* C came with the agreement (the last call's domains held) */
 };
+
+/* The exchange's large buffers, kept on the file from one collective call
+ * to the next (fresh pages each call cost the aggregator a page fault and a
+ * zeroed page every 4 KiB) and freed at close. */
+struct cio_buf {
+  char *p;
+  size_t cap;
+};
+enum { CIO_BUF_SEND, CIO_BUF_RECV, CIO_BUF_RECV1, CIO_BUF_COLL0, CIO_BUF_COLL1, CIO_NBUF };
 
 struct cio_file;
 /* What the engine does on a file's handle and bytes (backend.c). write and
@@ -81,7 +98,10 @@ struct cio_file;
  * (for a pooled file, pfile's). */
 struct cio_backend {
   const char *write_name, *read_name; /* in messages */
+  int write_on_thread; /* write may run on a helper thread (it calls no MPI) */
   int (*write)(struct cio_file *f, const void *buf, size_t len, MPI_Offset off);
+  /* n buffers to consecutive bytes from off (iov is scratch); NULL: none */
+  int (*writev)(struct cio_file *f, struct iovec *iov, int n, MPI_Offset off);
   int (*read)(struct cio_file *f, void *buf, size_t len, MPI_Offset off);
   int (*set_view)(MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info);
   int (*get_info)(MPI_File, MPI_Info *);
@@ -124,6 +144,7 @@ struct cio_file {
   int pred_k;
   MPI_Offset pred_lo, pred_hi;
   struct cio_report last;
+  struct cio_buf keep[CIO_NBUF]; /* exchange.c's buffers between calls */
 };
 
 /* ---- file.c ---- */
@@ -236,6 +257,33 @@ int mpisw_cio_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset 
 int mpisw_cio_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off);
 /* The MPI class of a failed write/read (errno err), its message in why. */
 int mpisw_cio_io_error(struct cio_file *f, int writing, int err, char *why, size_t whylen);
+/* A file range an aggregator writes: from src (a received message, the
+ * user's buffer), or when src is NULL from its collective buffer. */
+struct cio_run {
+  MPI_Offset off;
+  MPI_Count len;
+  const char *src;
+  MPI_Count seq; /* the order laid (senders in rank order) */
+};
+/* Writes the runs, sorted here: each stretch of adjacent or overlapping
+ * runs in cbuf (byte 0 at file offset wlo) with one write, of runs with a
+ * src (never overlapping) with writev: 0 or errno. */
+int mpisw_cio_write_runs(struct cio_file *f, const char *cbuf, MPI_Offset wlo,
+                         struct cio_run *runs, MPI_Count n);
+
+/* ---- behind.c: an aggregator's writes behind the next round ---- */
+struct cio_behind;
+/* A writer thread for f's rounds, or NULL (no thread: the caller writes). */
+struct cio_behind *mpisw_cio_behind_start(struct cio_file *f);
+/* Hands over the runs of cbuf, after the previous job is written; cbuf and
+ * runs stay untouched until the next wait returns. */
+void mpisw_cio_behind_submit(struct cio_behind *w, const char *cbuf, MPI_Offset wlo,
+                             struct cio_run *runs, MPI_Count n);
+/* Waits for the job in hand: 0, or the errno of the first failed write
+ * (the jobs after it are not written). */
+int mpisw_cio_behind_wait(struct cio_behind *w);
+/* Waits, ends the thread (NULL: nothing): the first failure, as wait. */
+int mpisw_cio_behind_stop(struct cio_behind *w);
 
 /* ---- calls.c: one collective call on f ---- */
 enum { CIO_WRITE_ALL, CIO_WRITE_AT_ALL, CIO_READ_ALL, CIO_READ_AT_ALL };

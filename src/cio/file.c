@@ -22,6 +22,7 @@
 #include "cio/engine.h"
 #include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
+#include "process/process.h"
 
 int mpisw_cio_live;
 static struct cio_file *files;
@@ -134,6 +135,7 @@ static void file_free(struct cio_file *f) {
     PMPI_Type_free(&f->etype);
   topo_unref(f->topo);
   mpisw_cio_report_free(&f->last);
+  for (int i = 0; i < CIO_NBUF; i++) free(f->keep[i].p);
   free(f);
 }
 
@@ -183,7 +185,11 @@ static int open_error(const struct mpisw_error *e) {
 static int open_file(MPI_Comm comm, const char *filename, const char *pool_name, int amode,
                      MPI_Info info, MPI_File *fh) {
   struct mpisw_error e = {0, ""};
-  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO};
+  /* writes behind: with Open MPI, whose waiting ranks yield the CPU; not
+   * with MPICH, whose ranks busy-poll and would take the helper thread's
+   * core (docs/COLLECTIVE_IO.md "Writes behind the shuffle") */
+  int ompi = !strcmp(mpisw_built_for(), "Open MPI");
+  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO, ompi, ompi};
   int failed = 0;
   int s = mpisw_cio_env_strategy(&e);
   if (s < 0) failed = 1;
@@ -208,7 +214,7 @@ static int open_file(MPI_Comm comm, const char *filename, const char *pool_name,
   if (r[1] != -r[2]) {
     mpisw_fail(&e, MPISW_K_HINT, "ranks disagree on the collective I/O hints of %s "
                "(mpisw_cb_strategy or MPISW_CB_STRATEGY, cb_nodes, cb_buffer_size, "
-               "striping_unit, romio_min_fdomain_size)", filename);
+               "striping_unit, romio_min_fdomain_size, mpisw_cb_place)", filename);
     return open_error(&e);
   }
 

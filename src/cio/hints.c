@@ -1,7 +1,9 @@
 /* The engine's hints: which strategy (mpisw_cb_strategy, MPISW_CB_STRATEGY),
  * how many file domains (cb_nodes, a number or auto), the collective buffer
  * (cb_buffer_size) and the domains' alignment (striping_unit,
- * romio_min_fdomain_size), the keys ROMIO reads too. */
+ * romio_min_fdomain_size), the keys ROMIO reads too; whether an aggregator
+ * writes behind the next round (mpisw_cb_write_behind, ours alone, each
+ * rank's own: not in the hash). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "cio/engine.h"
 #include "core/config.h"
 #include "core/hash.h"
+#include "core/hints.h"
 
 const char *const mpisw_cio_strategy_name[CIO_NSTRAT] = {"romio", "otp", "latp", "tatp"};
 
@@ -99,11 +102,15 @@ int mpisw_cio_hints_parse(MPI_Info info, struct cio_hints *h, struct mpisw_error
                         "bytes", v);
     h->min_fd_size = n;
   }
+  PMPI_Info_get(info, "mpisw_cb_write_behind", MPI_MAX_INFO_VAL, v, &flag);
+  if (flag && mpisw_hint_bool("mpisw_cb_write_behind", v, &h->write_behind, e)) return -1;
+  PMPI_Info_get(info, "mpisw_cb_place", MPI_MAX_INFO_VAL, v, &flag);
+  if (flag && mpisw_hint_bool("mpisw_cb_place", v, &h->place, e)) return -1;
   return 0;
 }
 
 uint64_t mpisw_cio_hints_hash(const struct cio_hints *h, int kind) {
-  long long words[8] = {h->strategy, h->cb_nodes, h->cb_buffer_size, h->striping_unit,
-                        h->min_fd_size, h->cb_write, h->cb_read, kind};
+  long long words[9] = {h->strategy, h->cb_nodes, h->cb_buffer_size, h->striping_unit,
+                        h->min_fd_size, h->cb_write, h->cb_read, kind, h->place};
   return mpisw_hash64(0x63696f, words, sizeof words);
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/uio.h>
 
 #include "cio/engine.h"
 
@@ -13,6 +15,41 @@ int mpisw_cio_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset 
 
 int mpisw_cio_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {
   return f->be->read(f, buf, len, off);
+}
+
+static int cmp_run(const void *x, const void *y) {
+  const struct cio_run *a = x, *b = y;
+  return a->off < b->off ? -1 : a->off > b->off;
+}
+
+int mpisw_cio_write_runs(struct cio_file *f, const char *cbuf, MPI_Offset wlo,
+                         struct cio_run *runs, MPI_Count n) {
+  qsort(runs, (size_t)n, sizeof *runs, cmp_run);
+  struct iovec iov[IOV_MAX];
+  MPI_Count i = 0;
+  while (i < n) {
+    MPI_Offset s = runs[i].off, e = s + runs[i].len;
+    MPI_Count j = i + 1;
+    while (j < n && runs[j].off <= e) {
+      if (runs[j].off + runs[j].len > e) e = runs[j].off + runs[j].len;
+      j++;
+    }
+    int err = 0;
+    if (!runs[i].src) { /* from the collective buffer, one write */
+      err = mpisw_cio_write(f, cbuf + (s - wlo), (size_t)(e - s), s);
+    } else { /* adjacent runs from where they lie, IOV_MAX at a time */
+      for (MPI_Count k = i; k < j && !err;) {
+        int m = 0;
+        MPI_Offset at = runs[k].off;
+        for (; k < j && m < IOV_MAX; k++, m++)
+          iov[m] = (struct iovec){(void *)runs[k].src, (size_t)runs[k].len};
+        err = f->be->writev(f, iov, m, at);
+      }
+    }
+    if (err) return err;
+    i = j;
+  }
+  return 0;
 }
 
 int mpisw_cio_io_error(struct cio_file *f, int writing, int err, char *why, size_t whylen) {

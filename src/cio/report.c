@@ -74,6 +74,9 @@ void mpisw_cio_report_info(struct cio_file *f, MPI_Info info) {
   PMPI_Info_set(info, "mpisw_cb_aggregators", r->ndomains ? aggs : "none");
   set_num(info, "mpisw_cb_bytes", "%.0f", r->bytes);
   set_num(info, "mpisw_cb_rounds", "%.0f", r->rounds);
+  set_num(info, "mpisw_cb_rounds_behind", "%.0f", r->rounds_behind);
+  set_num(info, "mpisw_cb_rounds_direct", "%.0f", r->rounds_direct);
+  set_num(info, "mpisw_cb_rounds_placed", "%.0f", r->rounds_placed);
   if (!r->independent && r->ndomains)
     PMPI_Info_set(info, "mpisw_cb_matrix", r->matrix_guessed ? "with-agreement" : "own-gather");
   set_num(info, "mpisw_cb_hopbytes", "%.0f", r->hopbytes);

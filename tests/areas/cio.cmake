@@ -50,6 +50,11 @@ mpisw_mpi_test(cio_pool_report PROG t_cio ARGS report mem:t_cio_report env NP 2
 mpisw_mpi_test(cio_pool_full PROG t_cio ARGS poolfull NP 2 LABELS cio pfile
                ENV MPISW_POOL_SIZE=8M)
 
+# The aggregators' writes behind the next round's shuffle (src/cio/behind.c):
+# every round of a many-round write on the helper thread, none with
+# mpisw_cb_write_behind=false, the same file; /dev/full under the thread.
+mpisw_mpi_test(cio_behind PROG t_cio ARGS behind NP 2 LABELS cio ENV MPISW_TOPO_HOSTNAME=n%r)
+
 # Bad hints, ranks that disagree (at open, in a call): the error on every rank.
 mpisw_mpi_test(cio_errors PROG t_cio ARGS errors NP 1 2 LABELS cio)
 mpisw_mpi_test(cio_errors4 PROG t_cio ARGS errors NP 4 LABELS cio extended)

@@ -19,6 +19,12 @@
  *       to the MPI's collective write of the same data to an ordinary file.
  *   t_cio poolfull   (MPISW_POOL_SIZE small) the engine's write fills the
  *       pool: MPI_ERR_NO_SPACE on every rank, the file still closes
+ *   t_cio behind     (every rank a node) writes of many rounds: each
+ *       aggregator writes every round on its helper thread (key
+ *       mpisw_cb_rounds_behind), none with mpisw_cb_write_behind=false, the
+ *       same file both ways; 1 KiB pieces written from the messages
+ *       (mpisw_cb_rounds_direct), 4-byte ones copied; every file read back
+ *       whole; /dev/full under the thread: MPI_ERR_NO_SPACE on every rank
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +411,16 @@ static int errors(void) {
   MPI_Info_set(info, "romio_cb_write", "sometimes");
   EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "romio_cb_write='sometimes'", NULL);
   MPI_Info_free(&info);
+  info = hints("otp", NULL, NULL);
+  MPI_Info_set(info, "mpisw_cb_write_behind", "maybe");
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT,
+             "mpisw_cb_write_behind: 'maybe' is not a boolean", NULL);
+  MPI_Info_free(&info);
+  info = hints("otp", NULL, NULL);
+  MPI_Info_set(info, "mpisw_cb_place", "sometimes");
+  EXPECT_ERR(try_open(path, info), MPISW_ERR_HINT, "mpisw_cb_place: 'sometimes' is not a boolean",
+             NULL);
+  MPI_Info_free(&info);
   /* without the engine, the MPI's keys are the MPI's: no error of ours */
   info = hints("romio", "many", NULL);
   int rc0 = try_open(path, info);
@@ -735,6 +751,125 @@ static int poolfull(void) {
   return 0;
 }
 
+/* ---- writes behind the shuffle (src/cio/behind.c) ---- */
+/* Rank r's ints in blocks of blk, interleaved with the other ranks' blocks:
+ * two phases; every rank its own node: P domains of n * 4 bytes, rounds of
+ * cbs bytes. Int j of the file holds 3j + 1. Returns this rank's rounds,
+ * the rounds it wrote behind and those it wrote from the messages. */
+static void behind_write(const char *path, const char *wb, const char *place, int n, int blk,
+                         const char *cbs, int *rounds, int *behind, int *direct, int *placed) {
+  int *x = malloc(sizeof(int) * n);
+  for (int i = 0; i < n; i++) x[i] = ((i / blk) * blk * P + me * blk + i % blk) * 3 + 1;
+  MPI_Datatype ft;
+  MPI_Type_vector(n / blk, blk, blk * P, MPI_INT, &ft);
+  MPI_Type_commit(&ft);
+  MPI_Info info = hints("tatp", NULL, cbs);
+  MPI_Info_set(info, "mpisw_cb_write_behind", wb);
+  MPI_Info_set(info, "mpisw_cb_place", place);
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+  MPI_Info_free(&info);
+  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * blk * 4, MPI_INT, ft, "native",
+                              MPI_INFO_NULL));
+  CHECK_MPI(MPI_File_write_all(fh, x, n, MPI_INT, MPI_STATUS_IGNORE));
+  *rounds = atoi(info_val(fh, "mpisw_cb_rounds"));
+  *behind = atoi(info_val(fh, "mpisw_cb_rounds_behind"));
+  *direct = atoi(info_val(fh, "mpisw_cb_rounds_direct"));
+  *placed = atoi(info_val(fh, "mpisw_cb_rounds_placed"));
+  /* the whole file, read by the MPI on the same handle */
+  CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  int *all = malloc(sizeof(int) * n * P);
+  CHECK_MPI(MPI_File_read_at(fh, 0, all, n * P, MPI_INT, MPI_STATUS_IGNORE));
+  for (int j = 0; j < n * P; j++)
+    CHECK(all[j] == j * 3 + 1, "%s (write behind %s): int %d is %d", path, wb, j, all[j]);
+  CHECK_MPI(MPI_File_close(&fh));
+  MPI_Type_free(&ft);
+  free(all), free(x);
+}
+
+static int behind(void) {
+  int rounds, wrote_behind, direct, placed;
+  /* 4-byte pieces: copied into the collective buffer, written behind */
+  behind_write(tl_path("behind"), "true", "false", 1024, 1, "256", &rounds, &wrote_behind,
+               &direct, &placed);
+  CHECK(rounds == 16, "rounds %d, want 16 (4096-byte domains, 256-byte buffer)", rounds);
+  CHECK(wrote_behind == rounds, "rank %d aggregated %d rounds, wrote %d of them behind", me,
+        rounds, wrote_behind);
+  CHECK(direct == 0, "4-byte pieces: %d rounds written from the messages", direct);
+  behind_write(tl_path("inline"), "false", "false", 1024, 1, "256", &rounds, &wrote_behind,
+               &direct, &placed);
+  CHECK(wrote_behind == 0, "mpisw_cb_write_behind=false: %d rounds behind", wrote_behind);
+  compare(tl_path("inline"), tl_path("behind"), "written behind vs in line");
+  /* 1 KiB pieces: written from the messages and the user's buffer (pwritev) */
+  behind_write(tl_path("direct"), "1", "0", 4096, 256, "4096", &rounds, &wrote_behind, &direct,
+               &placed);
+  CHECK(rounds == 4 && wrote_behind == 4 && direct == 4, "1 KiB pieces: %d rounds, %d behind, "
+        "%d direct (want 4 each)", rounds, wrote_behind, direct);
+  behind_write(tl_path("direct_inline"), "0", "0", 4096, 256, "4096", &rounds, &wrote_behind,
+               &direct, &placed);
+  CHECK(wrote_behind == 0 && direct == 4, "in line: %d behind, %d direct", wrote_behind, direct);
+  /* received into place (derived datatypes), behind and in line, both sizes */
+  const char *pl_wb[2] = {"true", "false"};
+  for (int k = 0; k < 4; k++) {
+    behind_write(tl_path("placed%d", k), pl_wb[k % 2], "true", k < 2 ? 1024 : 4096,
+                 k < 2 ? 1 : 256, k < 2 ? "256" : "4096", &rounds, &wrote_behind, &direct,
+                 &placed);
+    CHECK(placed == rounds && direct == 0 && wrote_behind == (k % 2 ? 0 : rounds),
+          "placed (%s, %s pieces): %d rounds, %d placed, %d direct, %d behind", pl_wb[k % 2],
+          k < 2 ? "4-byte" : "1 KiB", rounds, placed, direct, wrote_behind);
+  }
+  compare(tl_path("inline"), tl_path("placed0"), "received into place vs copied");
+  compare(tl_path("direct"), tl_path("placed2"), "received into place vs written from messages");
+  /* an erroneous program: every rank writes the same bytes; placed, the
+   * overlapping pieces are laid in rank order: the last rank's bytes win */
+  {
+    int y[256], z[256];
+    for (int i = 0; i < 256; i++) y[i] = (me + 1) * 1000 + i;
+    MPI_Info info = hints("tatp", NULL, NULL);
+    MPI_Info_set(info, "mpisw_cb_place", "true");
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, tl_path("overlap"), MPI_MODE_RDWR | MPI_MODE_CREATE,
+                            info, &fh));
+    MPI_Info_free(&info);
+    CHECK_MPI(MPI_File_write_at_all(fh, 0, y, 256, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(P == 1 || atoi(info_val(fh, "mpisw_cb_rounds_placed")) == 0,
+          "overlapping pieces counted as placed");
+    CHECK_MPI(MPI_File_read_at(fh, 0, z, 256, MPI_INT, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 256; i++)
+      CHECK(z[i] == P * 1000 + i, "overlap: int %d is %d, the last rank's %d", i, z[i],
+            P * 1000 + i);
+    CHECK_MPI(MPI_File_close(&fh));
+  }
+  /* a failed write on the thread: the error on every rank, after the rounds */
+  if (access("/dev/full", W_OK) == 0) {
+    MPI_Info info = hints("tatp", NULL, "64");
+    MPI_Info_set(info, "mpisw_cb_write_behind", "true");
+    MPI_File fh;
+    int rc = MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh);
+    if (rc == MPI_SUCCESS) {
+      int x[256], cls;
+      for (int i = 0; i < 256; i++) x[i] = i;
+      MPI_Datatype ft;
+      MPI_Type_vector(256, 1, P, MPI_INT, &ft);
+      MPI_Type_commit(&ft);
+      CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)me * 4, MPI_INT, ft, "native", MPI_INFO_NULL));
+      rc = MPI_File_write_all(fh, x, 256, MPI_INT, MPI_STATUS_IGNORE);
+      MPI_Error_class(rc, &cls);
+      CHECK(cls == MPI_ERR_NO_SPACE, "write behind on /dev/full: %s", tl_errstr(rc));
+      MPI_Type_free(&ft);
+      MPI_File_close(&fh);
+    } else if (me == 0) {
+      printf("behind: the MPI does not open /dev/full (%s): full-disk case not run\n",
+             tl_errstr(rc));
+    }
+    MPI_Info_free(&info);
+  }
+  if (me == 0)
+    printf("behind: rounds written on the helper thread (4-byte pieces copied, 1 KiB pieces "
+           "from the messages), the same files as in line\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   tl_init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -747,6 +882,7 @@ int main(int argc, char **argv) {
     report(argc > 2 ? argv[2] : "", argc > 3 && !strcmp(argv[3], "env"));
   else if (!strcmp(argv[1], "pool")) pool(argc, argv);
   else if (!strcmp(argv[1], "poolfull")) poolfull();
+  else if (!strcmp(argv[1], "behind")) behind();
   else CHECK(0, "unknown mode %s", argv[1]);
   return tl_finish();
 }
