@@ -346,6 +346,19 @@ static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offse
   return 0;
 }
 
+/* A sender's piece list as received (a count, then (offset, length)
+ * pairs of int64): the bytes it lists; its count in *n. */
+static int64_t list_bytes(const char *rd, int64_t *n) {
+  int64_t sum = 0;
+  memcpy(n, rd, 8);
+  for (int64_t i = 0; i < *n; i++) {
+    int64_t pair[2];
+    memcpy(pair, rd + 8 + 16 * i, 16);
+    sum += pair[1];
+  }
+  return sum;
+}
+
 /* A datatype of n blocks at absolute addresses (MPI_BOTTOM), or MPI_BYTE
  * with *count 0 when n is 0. -1 when the MPI cannot make it. */
 static int blocks_type(int n, const int *len, const MPI_Aint *disp, MPI_Datatype *t,
@@ -465,13 +478,7 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
     for (int p = 0; p < P; p++) {
       if (p == me || !b->rcount[p]) continue;
       const char *rd = b->recv + b->rdispl[p];
-      int64_t n, sum = 0;
-      memcpy(&n, rd, 8);
-      for (int64_t i = 0; i < n; i++) {
-        int64_t pair[2];
-        memcpy(pair, rd + 8 + 16 * i, 16);
-        sum += pair[1];
-      }
+      int64_t n, sum = list_bytes(rd, &n);
       if (overlap) { /* all of p's bytes in a row of the scratch buffer */
         if (grow(&xs->scratch, &xs->scratch_cap, at + (size_t)sum)) no_room(f, at + (size_t)sum);
         at += (size_t)sum; /* its type made below, once the scratch stops moving */
@@ -491,14 +498,7 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
       size_t off = 0;
       for (int p = 0; p < P; p++) {
         if (rc[p] != -1) continue;
-        const char *rd = b->recv + b->rdispl[p];
-        int64_t n, sum = 0;
-        memcpy(&n, rd, 8);
-        for (int64_t i = 0; i < n; i++) {
-          int64_t pair[2];
-          memcpy(pair, rd + 8 + 16 * i, 16);
-          sum += pair[1];
-        }
+        int64_t n, sum = list_bytes(b->recv + b->rdispl[p], &n);
         int len = (int)sum;
         MPI_Aint disp = (MPI_Aint)(uintptr_t)(xs->scratch + off);
         off += (size_t)sum;
