@@ -255,6 +255,9 @@ int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen);
  * file), through f's backend. 0 or an errno value. */
 int mpisw_cio_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset off);
 int mpisw_cio_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off);
+/* The user's buffer when its bytes are contiguous in memory (byte 0 of
+ * the stream there), else NULL: they must be packed. */
+char *mpisw_cio_user_bytes(const struct cio_op *op);
 /* The MPI class of a failed write/read (errno err), its message in why. */
 int mpisw_cio_io_error(struct cio_file *f, int writing, int err, char *why, size_t whylen);
 /* A file range an aggregator writes: from src (a received message, the
@@ -265,9 +268,11 @@ struct cio_run {
   const char *src;
   MPI_Count seq; /* the order laid (senders in rank order) */
 };
-/* Writes the runs, sorted here: each stretch of adjacent or overlapping
- * runs in cbuf (byte 0 at file offset wlo) with one write, of runs with a
- * src (never overlapping) with writev: 0 or errno. */
+/* Sorts the runs by file offset: 1 when two of them overlap, else 0. */
+int mpisw_cio_runs_sort(struct cio_run *runs, MPI_Count n);
+/* Writes the runs, sorted by offset (mpisw_cio_runs_sort): each stretch of
+ * adjacent or overlapping runs in cbuf (byte 0 at file offset wlo) with one
+ * write, of runs with a src (never overlapping) with writev: 0 or errno. */
 int mpisw_cio_write_runs(struct cio_file *f, const char *cbuf, MPI_Offset wlo,
                          struct cio_run *runs, MPI_Count n);
 

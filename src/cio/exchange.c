@@ -269,9 +269,21 @@ static int cmp_seq(const void *x, const void *y) {
   const struct cio_run *a = x, *b = y;
   return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
-static int cmp_off(const void *x, const void *y) {
-  const struct cio_run *a = x, *b = y;
-  return a->off < b->off ? -1 : a->off > b->off;
+
+/* Pair i of a sender's piece list as received (a count, then (offset,
+ * length) pairs of int64). */
+static void list_pair(const char *rd, int64_t i, int64_t pair[2]) {
+  memcpy(pair, rd + 8 + 16 * i, 16);
+}
+
+/* Room for n runs in runs[slot]: 0, or -1. */
+static int grow_runs(struct bufs *b, int slot, MPI_Count n) {
+  if (n <= b->runs_cap[slot]) return 0;
+  struct cio_run *nr = realloc(b->runs[slot], (size_t)(n * 2) * sizeof *nr);
+  if (!nr) return -1;
+  b->runs[slot] = nr;
+  b->runs_cap[slot] = n * 2;
+  return 0;
 }
 
 /* The aggregator's runs of one round (window from wlo) in runs[slot]: each
@@ -288,8 +300,7 @@ static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offse
   struct bufs *b = &xs->b;
   int me = op->f->rank;
   char *cbuf = b->cbuf[slot];
-  const char *ubase = op->mem->dense && op->mem->n == 1
-                          ? (const char *)op->buf + op->mem->piece[0].disp : NULL;
+  const char *ubase = mpisw_cio_user_bytes(op);
   MPI_Count nruns = 0, bytes = 0, self_first = 0;
   for (int p = 0; p < pl->P; p++) {
     int self = p == me;
@@ -299,13 +310,7 @@ static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offse
     int64_t n = self ? pl->dst_first[me + 1] - pl->dst_first[me] : 0;
     if (!self) memcpy(&n, rd, 8);
     const char *data = self ? NULL : rd + 8 + 16 * n;
-    if (nruns + n > b->runs_cap[slot]) {
-      MPI_Count cap = (nruns + n) * 2;
-      struct cio_run *nr = realloc(b->runs[slot], (size_t)cap * sizeof *nr);
-      if (!nr) return -1;
-      b->runs[slot] = nr;
-      b->runs_cap[slot] = cap;
-    }
+    if (grow_runs(b, slot, nruns + n)) return -1;
     for (int64_t i = 0; i < n; i++) {
       struct cio_run *q = &b->runs[slot][nruns];
       if (self) {
@@ -314,7 +319,7 @@ static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offse
         q->src = ubase ? ubase + o->spos : NULL; /* NULL: packed below */
       } else {
         int64_t pair[2];
-        memcpy(pair, rd + 8 + 16 * i, 16);
+        list_pair(rd, i, pair);
         q->off = pair[0], q->len = pair[1], q->src = data;
         data += pair[1];
       }
@@ -325,11 +330,9 @@ static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offse
   *nout = nruns;
   struct cio_run *runs = b->runs[slot];
   int direct = op->f->be->writev && nruns && bytes / nruns >= DIRECT_MIN;
-  if (direct) {
-    qsort(runs, (size_t)nruns, sizeof *runs, cmp_off);
-    for (MPI_Count i = 0; i + 1 < nruns && direct; i++)
-      if (runs[i].off + runs[i].len > runs[i + 1].off) direct = 0;
-    if (!direct) qsort(runs, (size_t)nruns, sizeof *runs, cmp_seq); /* rank order again */
+  if (direct && mpisw_cio_runs_sort(runs, nruns)) { /* overlaps: copied, in rank order */
+    direct = 0;
+    qsort(runs, (size_t)nruns, sizeof *runs, cmp_seq);
   }
   for (MPI_Count i = 0; i < nruns; i++) {
     char *to = cbuf + (runs[i].off - wlo);
@@ -342,6 +345,7 @@ static int lay_round(struct cio_op *op, struct cio_xchg *xs, int slot, MPI_Offse
     }
     if (!direct) runs[i].src = NULL;
   }
+  if (!direct) mpisw_cio_runs_sort(runs, nruns); /* by offset, for the writes */
   op->r->rounds_direct += direct;
   return 0;
 }
@@ -353,7 +357,7 @@ static int64_t list_bytes(const char *rd, int64_t *n) {
   memcpy(n, rd, 8);
   for (int64_t i = 0; i < *n; i++) {
     int64_t pair[2];
-    memcpy(pair, rd + 8 + 16 * i, 16);
+    list_pair(rd, i, pair);
     sum += pair[1];
   }
   return sum;
@@ -403,8 +407,7 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
   int P = pl->P, me = f->rank;
   MPI_Datatype *st = xs->wtype, *rt = xs->wtype + P;
   int *sc = xs->wcount, *rc = xs->wcount + P, *zero = xs->wcount + 2 * P;
-  const char *ubase = op->mem->dense && op->mem->n == 1
-                          ? (const char *)op->buf + op->mem->piece[0].disp : NULL;
+  const char *ubase = mpisw_cio_user_bytes(op);
   for (int p = 0; p < P; p++) st[p] = rt[p] = MPI_BYTE, sc[p] = rc[p] = zero[p] = 0;
   /* sending: this rank's bytes for each other aggregator */
   size_t packed = 0;
@@ -448,12 +451,7 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
       else if (b->rcount[p]) memcpy(&n, b->recv + b->rdispl[p], 8);
       total += n;
     }
-    if (total > b->runs_cap[slot]) {
-      struct cio_run *nr = realloc(b->runs[slot], sizeof *nr * (size_t)total);
-      if (!nr) no_room(f, sizeof *nr * (size_t)total);
-      b->runs[slot] = nr;
-      b->runs_cap[slot] = total;
-    }
+    if (grow_runs(b, slot, total)) no_room(f, sizeof(struct cio_run) * (size_t)total);
     struct cio_run *runs = b->runs[slot];
     for (int p = 0; p < P; p++) {
       if (p == me) {
@@ -467,13 +465,11 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
       memcpy(&n, rd, 8);
       for (int64_t i = 0; i < n; i++) {
         int64_t pair[2];
-        memcpy(pair, rd + 8 + 16 * i, 16);
+        list_pair(rd, i, pair);
         runs[nruns++] = (struct cio_run){pair[0], pair[1], NULL, p};
       }
     }
-    qsort(runs, (size_t)nruns, sizeof *runs, cmp_off);
-    for (MPI_Count i = 0; i + 1 < nruns && !overlap; i++)
-      if (runs[i].off + runs[i].len > runs[i + 1].off) overlap = 1;
+    overlap = mpisw_cio_runs_sort(runs, nruns);
     size_t at = 0; /* scratch bytes of the senders so far (overlap) */
     for (int p = 0; p < P; p++) {
       if (p == me || !b->rcount[p]) continue;
@@ -488,7 +484,7 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
       if (grow_blocks(xs, n)) no_room(f, (size_t)n * 16);
       for (int64_t i = 0; i < n; i++) {
         int64_t pair[2];
-        memcpy(pair, rd + 8 + 16 * i, 16);
+        list_pair(rd, i, pair);
         xs->blen[i] = (int)pair[1];
         xs->bdisp[i] = (MPI_Aint)(uintptr_t)(cbuf + (pair[0] - wlo));
       }
@@ -528,7 +524,7 @@ static int place_round(struct cio_op *op, struct cio_xchg *xs, int slot, int min
     memcpy(&n, rd, 8);
     for (int64_t i = 0; i < n; i++) {
       int64_t pair[2];
-      memcpy(pair, rd + 8 + 16 * i, 16);
+      list_pair(rd, i, pair);
       memcpy(cbuf + (pair[0] - wlo), xs->scratch + off, (size_t)pair[1]);
       off += (size_t)pair[1];
     }
@@ -698,7 +694,7 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
         size_t sum = 0;
         for (int64_t i = 0; i < n; i++) {
           int64_t pair[2];
-          memcpy(pair, rd + 8 + 16 * i, 16);
+          list_pair(rd, i, pair);
           if (pair[0] < smin) smin = pair[0];
           if (pair[0] + pair[1] > smax) smax = pair[0] + pair[1];
           sum += (size_t)pair[1];
@@ -725,7 +721,7 @@ int mpisw_cio_exchange(struct cio_op *op, struct cio_xchg *xs, char *why, size_t
           char *w = answer + adispl[p];
           for (int64_t i = 0; i < n; i++) {
             int64_t pair[2];
-            memcpy(pair, rd + 8 + 16 * i, 16);
+            list_pair(rd, i, pair);
             memcpy(w, b->cbuf[0] + (pair[0] - smin), (size_t)pair[1]);
             w += pair[1];
           }

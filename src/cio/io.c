@@ -17,14 +17,24 @@ int mpisw_cio_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {
   return f->be->read(f, buf, len, off);
 }
 
+char *mpisw_cio_user_bytes(const struct cio_op *op) {
+  return op->mem->dense && op->mem->n == 1 ? (char *)op->buf + op->mem->piece[0].disp : NULL;
+}
+
 static int cmp_run(const void *x, const void *y) {
   const struct cio_run *a = x, *b = y;
   return a->off < b->off ? -1 : a->off > b->off;
 }
 
+int mpisw_cio_runs_sort(struct cio_run *runs, MPI_Count n) {
+  qsort(runs, (size_t)n, sizeof *runs, cmp_run);
+  for (MPI_Count i = 0; i + 1 < n; i++)
+    if (runs[i].off + runs[i].len > runs[i + 1].off) return 1;
+  return 0;
+}
+
 int mpisw_cio_write_runs(struct cio_file *f, const char *cbuf, MPI_Offset wlo,
                          struct cio_run *runs, MPI_Count n) {
-  qsort(runs, (size_t)n, sizeof *runs, cmp_run);
   struct iovec iov[IOV_MAX];
   MPI_Count i = 0;
   while (i < n) {
@@ -68,8 +78,8 @@ int mpisw_cio_independent(struct cio_op *op, char *why, size_t whylen) {
   struct cio_file *f = op->f;
   const struct cio_access *a = op->a;
   MPI_Offset cbs = f->h.cb_buffer_size;
-  if (op->mem->dense && op->mem->n == 1) { /* contiguous in memory: no copy at all */
-    char *base = (char *)op->buf + op->mem->piece[0].disp;
+  char *base = mpisw_cio_user_bytes(op);
+  if (base) { /* contiguous in memory: no copy at all */
     int err = 0;
     double t0 = PMPI_Wtime();
     for (MPI_Count i = 0; i < a->n && !err; i++)
