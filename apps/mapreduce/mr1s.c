@@ -91,10 +91,14 @@ struct mapper {
   int64_t open_round; /* the map round whose epoch is open; -1: none */
 };
 
+/* Room for need elements (twice that when it grows); out of memory
+ * aborts, as the word tables do (words.c). */
 static void *grow_array(void *p, uint64_t *cap, uint64_t need, size_t elem) {
   if (need <= *cap) return p;
   *cap = need * 2;
-  return realloc(p, *cap * elem);
+  p = realloc(p, *cap * elem);
+  if (!p) abort();
+  return p;
 }
 
 /* Index of table slot i's word in reducer q's region for us; a word new to
@@ -127,8 +131,9 @@ static uint64_t region_index(struct mapper *m, int q, uint64_t i, const struct m
 static int collect(struct mr_job *j, struct mapper *m, struct mr_table *t, int64_t round) {
   uint64_t np = (uint64_t)j->np;
   if (t->cap != m->ridx_cap) { /* the table grew: its words moved */
+    m->ridx = realloc(m->ridx, t->cap * sizeof *m->ridx);
+    if (!m->ridx) abort(); /* as grow_array */
     m->ridx_cap = t->cap;
-    m->ridx = realloc(m->ridx, m->ridx_cap * sizeof *m->ridx);
     memset(m->ridx, 0xff, m->ridx_cap * sizeof *m->ridx); /* UINT32_MAX: not known */
   }
   for (uint64_t q = 0; q < np; q++) {
