@@ -22,7 +22,17 @@
 #include "cio/engine.h"
 #include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
-#include "process/process.h"
+
+/* Writes behind (mpisw_cb_write_behind) and bytes received into place
+ * (mpisw_cb_place): on by default with Open MPI, whose waiting ranks yield
+ * the CPU and which pulls a large message by the receiver alone; off with
+ * MPICH, whose ranks busy-poll and take the helper thread's core (both
+ * were slower there: docs/COLLECTIVE_IO.md "Writes behind the shuffle"). */
+#ifdef OPEN_MPI
+#define CB_OVERLAP_DEFAULT 1
+#else
+#define CB_OVERLAP_DEFAULT 0
+#endif
 
 int mpisw_cio_live;
 static struct cio_file *files;
@@ -185,11 +195,8 @@ static int open_error(const struct mpisw_error *e) {
 static int open_file(MPI_Comm comm, const char *filename, const char *pool_name, int amode,
                      MPI_Info info, MPI_File *fh) {
   struct mpisw_error e = {0, ""};
-  /* writes behind: with Open MPI, whose waiting ranks yield the CPU; not
-   * with MPICH, whose ranks busy-poll and would take the helper thread's
-   * core (docs/COLLECTIVE_IO.md "Writes behind the shuffle") */
-  int ompi = !strcmp(mpisw_built_for(), "Open MPI");
-  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO, ompi, ompi};
+  struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO,
+                        CB_OVERLAP_DEFAULT, CB_OVERLAP_DEFAULT};
   int failed = 0;
   int s = mpisw_cio_env_strategy(&e);
   if (s < 0) failed = 1;
