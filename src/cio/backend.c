@@ -3,11 +3,9 @@
  * (pwrite/pread; the page cache is the one ROMIO's descriptor sees, so a
  * later ROMIO call on the handle reads these bytes); a pooled file's handle
  * and bytes are pfile's (its calls, and whole ranges through the pool). */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include "cio/engine.h"
 #include "core/storage.h"
@@ -19,18 +17,7 @@ static int fd_write(struct cio_file *f, const void *buf, size_t len, MPI_Offset 
 }
 
 static int fd_writev(struct cio_file *f, struct iovec *iov, int n, MPI_Offset off) {
-  while (n > 0) {
-    ssize_t w = pwritev(f->fd, iov, n, (off_t)off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return w < 0 ? errno : EIO;
-    off += w;
-    for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--) w -= (ssize_t)iov->iov_len;
-    if (n > 0) { /* a short write: the rest of this buffer first */
-      iov->iov_base = (char *)iov->iov_base + w;
-      iov->iov_len -= (size_t)w;
-    }
-  }
-  return 0;
+  return mpisw_pwritev_all(f->fd, iov, n, (uint64_t)off);
 }
 
 static int fd_read(struct cio_file *f, void *buf, size_t len, MPI_Offset off) {

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "core/claim.h"
@@ -428,6 +429,21 @@ int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off) {
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return w < 0 ? errno : EIO;
     done += (uint64_t)w;
+  }
+  return 0;
+}
+
+int mpisw_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off) {
+  while (n > 0) {
+    ssize_t w = pwritev(fd, iov, n, (off_t)off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? errno : EIO;
+    off += (uint64_t)w;
+    for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--) w -= (ssize_t)iov->iov_len;
+    if (n > 0) { /* a short write: the rest of this buffer first */
+      iov->iov_base = (char *)iov->iov_base + w;
+      iov->iov_len -= (size_t)w;
+    }
   }
   return 0;
 }

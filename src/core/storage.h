@@ -4,6 +4,7 @@
 #define MPISW_CORE_STORAGE_H
 
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "core/error.h"
 #include "core/hints.h"
@@ -47,6 +48,9 @@ int mpisw_file_reserve(struct mpisw_file *f, uint64_t off, uint64_t len, struct 
 /* Writes all n bytes of buf at off (retrying short writes and EINTR).
  * 0, or the errno (EIO when the device accepted nothing). */
 int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off);
+/* The same for n buffers (pwritev); advances iov past what a short write
+ * took, so the caller's array is changed. */
+int mpisw_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off);
 /* All n bytes at off read, past EINTR and short reads: 0, the errno of a
  * failed read, or ENODATA when the file ends first. */
 int mpisw_pread_all(int fd, void *buf, uint64_t n, uint64_t off);
