@@ -23,16 +23,18 @@
 #include "pfile/pfile.h"
 #include "pmpi/pmpi.h"
 
-/* Writes behind (mpisw_cb_write_behind) and bytes received into place
- * (mpisw_cb_place): on by default with Open MPI, whose waiting ranks yield
- * the CPU and which pulls a large message by the receiver alone; off with
- * MPICH, whose ranks busy-poll and take the helper thread's core (both
- * were slower there: docs/COLLECTIVE_IO.md "Writes behind the shuffle"). */
+/* Bytes received into place (mpisw_cb_place): on by default with Open MPI,
+ * which pulls a large contiguous message by the receiver alone; off with
+ * MPICH, where it was slower. Writes behind (mpisw_cb_write_behind): off
+ * by default with both: the helper thread needs a core of its own, and with
+ * as many ranks as cores it made the calls slower (docs/COLLECTIVE_IO.md
+ * "Writes behind the shuffle"). */
 #ifdef OPEN_MPI
-#define CB_OVERLAP_DEFAULT 1
+#define CB_PLACE_DEFAULT 1
 #else
-#define CB_OVERLAP_DEFAULT 0
+#define CB_PLACE_DEFAULT 0
 #endif
+#define CB_WRITE_BEHIND_DEFAULT 0
 
 int mpisw_cio_live;
 static struct cio_file *files;
@@ -196,7 +198,7 @@ static int open_file(MPI_Comm comm, const char *filename, const char *pool_name,
                      MPI_Info info, MPI_File *fh) {
   struct mpisw_error e = {0, ""};
   struct cio_hints h = {CIO_ROMIO, 0, 0, -1, 0, CIO_CB_AUTO, CIO_CB_AUTO,
-                        CB_OVERLAP_DEFAULT, CB_OVERLAP_DEFAULT};
+                        CB_WRITE_BEHIND_DEFAULT, CB_PLACE_DEFAULT};
   int failed = 0;
   int s = mpisw_cio_env_strategy(&e);
   if (s < 0) failed = 1;
