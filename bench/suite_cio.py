@@ -11,9 +11,11 @@ romio-aa, ROMIO again: the A/A pair; round r starts at side r, after an
 untimed warm-up write of every side), a fresh file per write, the data read
 back and checked outside the timed part, fsync after the timed part.
 
-Configurations: one node (cube at 2 and 4 ranks, BT-IO at 4; cube 4 and
-BT-IO 4 again with OMPI_MCA_io=romio321, Open MPI's ROMIO as the untouched
-side instead of its default OMPIO; records say which in "mpi_io"), and the
+Configurations: one node (cube at 2 and 4 ranks, BT-IO at 4; cube 4, BT-IO
+4 and the cube at 2 ranks with two phases forced, romio_cb_write=enable on
+every side, with OMPI_MCA_io=romio321, Open MPI's ROMIO as the untouched
+side instead of its default OMPIO, which ignores romio_cb_write; records
+say which in "mpi_io"; MPICH ignores the variable), and the
 simulated cluster (tests/tools/simcluster.sh: 4 nodes, 2 per leaf switch,
 node<->leaf 1 Gbit/s, leaf<->core 200 Mbit/s, MPICH's hydra, root) with the
 ranks packed (2 per node; BT-IO's 9 as 2,2,2,3) and scattered (round robin
@@ -52,12 +54,21 @@ SIDES = "otp,latp,tatp,romio,romio-aa"
 ROUNDS = 2
 ONE_NODE_ROUNDS = 6  # one node's calls take ~0.1 s: more rounds against the noise
 # one node: calls of 0.1-0.5 s (192^3 doubles took 10-35 ms, within the noise)
-ONE_NODE = (("cio_cube", 2, "320"), ("cio_cube", 4, "320"), ("cio_btio", 4, "160"))
+# (program, ranks, size, variant): a variant names extra arguments (FORCED)
+ONE_NODE = (("cio_cube", 2, "320", None), ("cio_cube", 4, "320", None),
+            ("cio_btio", 4, "160", None))
+# The cube at 2 ranks has no two phases by ROMIO's rule (two slabs); forced,
+# it is the two-phase figure of ranks that do not outnumber the cores (4
+# oversubscribed MPICH ranks busy-poll, which ROMIO's rounds of point-to-
+# point messages suffer from more than the engine's collectives). Only
+# against ROMIO: OMPIO does not read romio_cb_write
+FORCED = {"two phases forced": ["--hint", "romio_cb_write=enable"]}
 # Open MPI's untouched side is its default io component (OMPIO in 4.1); the
 # two-phase configurations again against the ROMIO it ships too (the
 # records' "mpi_io" tells them apart; MPICH ignores the variable: the same
 # configuration measured once more)
-ROMIO321 = (("cio_cube", 4, "320"), ("cio_btio", 4, "160"))
+ROMIO321 = (("cio_cube", 4, "320", None), ("cio_btio", 4, "160", None),
+            ("cio_cube", 2, "320", "two phases forced"))
 NODE_RATE, CORE_RATE = "1gbit", "200mbit"
 SIM = (("cio_cube", 8, "128", "packed", "packed:2", None),
        ("cio_cube", 8, "128", "scattered", "scatter", "shuffle:1"),
@@ -75,15 +86,15 @@ def _args(size, order=None, rounds=ROUNDS):
 def steps(suite):
     if suite != "cio":
         return []
-    out = [Step(prog, f"{prog} one node {n} ranks size {size} x{ONE_NODE_ROUNDS} rounds",
-                _args(size, rounds=ONE_NODE_ROUNDS), ranks=n, timeout=900,
-                extra={"where": "one node", "sim_placement": "one node"})
-           for prog, n, size in ONE_NODE]
-    out += [Step(prog, f"{prog} one node {n} ranks size {size} x{ONE_NODE_ROUNDS} rounds, "
-                 f"Open MPI's ROMIO (OMPI_MCA_io=romio321)", _args(size, rounds=ONE_NODE_ROUNDS),
-                 ranks=n, timeout=900, env={"OMPI_MCA_io": "romio321"},
-                 extra={"where": "one node", "sim_placement": "one node"})
-            for prog, n, size in ROMIO321]
+    def one_node(prog, n, size, variant, env=None):
+        name = f"{prog} one node {n} ranks size {size} x{ONE_NODE_ROUNDS} rounds" + \
+            (f", {variant}" if variant else "") + \
+            (", Open MPI's ROMIO (OMPI_MCA_io=romio321)" if env else "")
+        return Step(prog, name, _args(size, rounds=ONE_NODE_ROUNDS) + FORCED.get(variant, []),
+                    ranks=n, timeout=900, env=env,
+                    extra={"where": "one node", "sim_placement": variant or "one node"})
+    out = [one_node(*c) for c in ONE_NODE]
+    out += [one_node(*c, env={"OMPI_MCA_io": "romio321"}) for c in ROMIO321]
     if os.geteuid() != 0:
         print("suite cio: the simulated cluster needs root (network namespaces, tc): its "
               "configurations are left out")
@@ -97,16 +108,20 @@ def steps(suite):
     return out
 
 
+def _cfg(r):
+    """A record's configuration: (pattern, where, placement or variant, ranks, MPI-IO)."""
+    where = r.get("where", "one node")
+    place = r.get("sim_placement")
+    return (r.get("pattern"), where, place if place and place != where else "", r.get("nprocs"),
+            r.get("mpi_io"))
+
+
 def _calls(runs):
     """Write/read records, each with its configuration's name."""
     out = []
     for r in runs:
         if r.get("bench") in KEY_FIELDS and r.get("phase") in ("write", "read"):
-            where = r.get("where", "one node")
-            place = r.get("sim_placement")
-            cfg = (r.get("pattern"), where, place if where == "simcluster" else "",
-                   r.get("nprocs"), r.get("mpi_io"))
-            out.append((cfg, r))
+            out.append((_cfg(r), r))
     return out
 
 
@@ -120,12 +135,13 @@ def _pair_ratios(runs, phase, num_side, den_side, metric="seconds", invert=False
     cells, engine = {}, {}
     for cfg, r in _calls(runs):
         if r.get("phase") == phase and isinstance(r.get(metric), (int, float)):
-            cells[(cfg, r.get("rep"), r.get("round"), r.get("side"))] = r[metric]
+            # step: MPICH runs a configuration twice (ROMIO321's steps), every pair is its own
+            cells[(cfg, r.get("step"), r.get("rep"), r.get("round"), r.get("side"))] = r[metric]
             if r.get("side") == num_side:
                 engine[cfg] = engine.get(cfg, True) and bool(r.get("engine"))
     out = {}
-    for (cfg, rep, rnd, side), v in cells.items():
-        d = cells.get((cfg, rep, rnd, den_side))
+    for (cfg, step, rep, rnd, side), v in cells.items():
+        d = cells.get((cfg, step, rep, rnd, den_side))
         if side == num_side and d:
             out.setdefault(cfg, []).append(d / v if invert else v / d)
     return out, engine
@@ -158,10 +174,7 @@ def ratios(runs):
     model = {}
     for r in runs:
         if r.get("bench") in KEY_FIELDS and r.get("phase") == "model":
-            where = r.get("where", "one node")
-            place = r.get("sim_placement")
-            cfg = (r.get("pattern"), where, place if where == "simcluster" else "",
-                   r.get("nprocs"), r.get("mpi_io"))
+            cfg = _cfg(r)
             for other in ("otp", "latp"):
                 if r.get(f"hopbytes_{other}"):
                     model.setdefault((cfg, other), []).append(
@@ -199,7 +212,8 @@ def plot(suite, summary, runs, out, stamp, plt):
                 get[(f.get("where"), f.get("sim_placement"), f.get("nprocs"), f.get("mpi_io"),
                      f.get("phase"), f.get("side"))] = x["metrics"]
         fig, axes = plt.subplots(1, 4, figsize=(22, 4.8))
-        labels = [f"{w if w == 'one node' else 'sim ' + str(p)}\n{n} ranks"
+        labels = [(f"{w}" + (f"\n{p}" if p and p != w else "") if w == "one node"
+                   else f"sim {p}") + f"\n{n} ranks"
                   + (f"\nvs {io}" if io else "") for w, p, n, io in cfgs]
         width = 0.8 / len(sides)
         # 1. hop-bytes per strategy (the model; the engine's where it answered)

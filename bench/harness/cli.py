@@ -29,7 +29,8 @@ from .summary import compute_ratios, summarise
 
 
 def replot(suite, out):
-    """Draws the plots of OUT/latest-SUITE.json again, as its run did."""
+    """Draws the plots of OUT/latest-SUITE.json again, and computes its ratios
+    again from its runs (the suite's code may have changed since)."""
     path = os.path.join(out, f"latest-{suite}.json")
     try:
         with open(path) as f:
@@ -42,8 +43,9 @@ def replot(suite, out):
                     started.strftime("%Y-%m-%d %H:%M UTC"))
     for p in pngs.values():
         say(f"bench: plot {os.path.join(out, p)}")
-    if pngs != doc.get("plots"):   # the README lists the plots the JSON names
-        doc["plots"] = pngs
+    ratios = compute_ratios(doc["runs"])
+    if pngs != doc.get("plots") or ratios != doc.get("ratios"):  # what the README lists
+        doc["plots"], doc["ratios"] = pngs, ratios
         with open(path, "w") as f:
             f.write(json.dumps(doc, indent=1) + "\n")
         write_readme(os.path.abspath(out))
@@ -83,9 +85,9 @@ def main(argv=None):
     ap.add_argument("--readme-only", action="store_true",
                     help="only write OUT/README.md again from the latest JSON files in OUT")
     ap.add_argument("--plots-only", action="store_true",
-                    help="only draw the plots of OUT/latest-SUITE.json again (after a change "
-                         "of the plots; nothing is measured; the JSON's list of plots and "
-                         "OUT/README.md follow)")
+                    help="only draw the plots of OUT/latest-SUITE.json again and compute "
+                         "its ratios again from its runs (after a change of the plots or "
+                         "ratios; nothing is measured; the JSON and OUT/README.md follow)")
     a = ap.parse_args(argv)
     if a.readme_only:
         write_readme(os.path.abspath(a.out))
