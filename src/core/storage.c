@@ -423,14 +423,8 @@ int mpisw_pread_all(int fd, void *buf, uint64_t n, uint64_t off) {
 }
 
 int mpisw_pwrite_all(int fd, const void *buf, uint64_t n, uint64_t off) {
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t w = pwrite(fd, (const char *)buf + done, n - done, (off_t)(off + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return w < 0 ? errno : EIO;
-    done += (uint64_t)w;
-  }
-  return 0;
+  struct iovec one = {(void *)buf, (size_t)n};
+  return mpisw_pwritev_all(fd, &one, n ? 1 : 0, off);
 }
 
 int mpisw_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off) {
