@@ -391,7 +391,8 @@ static const char *engine_keys[] = {
     "mpisw_cb_max_link_load", "mpisw_cb_time_metadata", "mpisw_cb_time_assign",
     "mpisw_cb_time_shuffle", "mpisw_cb_time_io", "mpisw_cb_hopbytes_otp",
     "mpisw_cb_hopbytes_latp", "mpisw_cb_hopbytes_tatp", "mpisw_cb_domains",
-    "mpisw_cb_rounds", "mpisw_cb_rounds_behind", "mpisw_cb_rounds_direct"};
+    "mpisw_cb_rounds", "mpisw_cb_rounds_behind", "mpisw_cb_rounds_direct",
+    "mpisw_cb_rounds_placed"};
 #define NKEYS (sizeof engine_keys / sizeof *engine_keys)
 
 /* Appends ,"engine":0|1 and the keys the file answered to out; times are the
@@ -432,12 +433,12 @@ static void engine_figures(MPI_File fh, char *out, size_t len) {
 /* The MPI-IO the romio side runs: MPICH's ROMIO, or Open MPI's io
  * component (OMPI_MCA_io names it; ompio, 4.1's default, otherwise). */
 static const char *mpi_io_name(void) {
-  char v[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(v, &len);
-  if (!strstr(v, "Open MPI")) return "romio";
+#ifdef OPEN_MPI
   const char *io = getenv("OMPI_MCA_io");
   return io && *io && strlen(io) < 32 && !strpbrk(io, "\"\\") ? io : "ompio";
+#else
+  return "romio";
+#endif
 }
 
 /* ---- one side: open with its hints, the timed call, close ---- */
