@@ -1,9 +1,10 @@
 /* The engine's hints: which strategy (mpisw_cb_strategy, MPISW_CB_STRATEGY),
  * how many file domains (cb_nodes, a number or auto), the collective buffer
  * (cb_buffer_size) and the domains' alignment (striping_unit,
- * romio_min_fdomain_size), the keys ROMIO reads too; whether an aggregator
- * writes behind the next round (mpisw_cb_write_behind, ours alone, each
- * rank's own: not in the hash). */
+ * romio_min_fdomain_size), the keys ROMIO reads too; ours alone: whether
+ * an aggregator writes behind the next round (mpisw_cb_write_behind, each
+ * rank's own: not in the hash) and whether a write's bytes are received
+ * into place (mpisw_cb_place, agreed: in the hash). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
